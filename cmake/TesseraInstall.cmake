@@ -1,0 +1,18 @@
+# Installs the library, its headers as <tessera/...> and a package config so that
+# find_package(tessera) + target_link_libraries(app tessera::tessera) works from an install.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS tessera EXPORT tesseraTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/src/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera
+  FILES_MATCHING PATTERN "*.hpp")
+install(EXPORT tesseraTargets NAMESPACE tessera:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tessera)
+install(FILES ${CMAKE_SOURCE_DIR}/cmake/TesseraKokkos.cmake DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tessera)
+
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/tesseraConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/tesseraConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tessera)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/tesseraConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/tesseraConfig.cmake ${CMAKE_BINARY_DIR}/tesseraConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tessera)

@@ -1,0 +1,196 @@
+#pragma once
+// Array<T>: a handle to a distributed array (or a view of one). Copying the handle shares the
+// storage, as Kokkos::View does; assign() and the compound operators write values.
+//
+//   auto a = ts::zeros<double>({n, m});
+//   auto interior = a(ts::slice(1, -1), ts::slice(1, -1));   // a view: no copy
+//   interior.assign(1.0);                                     // writes into a
+//   a += 2.0 * a;                                             // NumPy semantics, in place
+//   double total = ts::sum(a).item();                         // the only host synchronization
+//
+// T is bool, int32_t, int64_t, float or double; arrays have 1 to 3 dimensions, and reductions
+// give 0-d arrays that stay on the device and can feed later operations as scalars.
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tessera/array/array_ref.hpp"
+#include "tessera/core/error.hpp"
+
+namespace tessera {
+
+// ts::end stands for the extent of a dimension: ts::slice(2, ts::end).
+struct End {};
+inline constexpr End end{};
+
+// A half-open range [start, stop) of one dimension; negative bounds count from the end.
+struct Slice {
+  std::int64_t start = 0;
+  std::int64_t stop = 0;
+  bool stop_is_end = true;
+  bool whole = true;
+};
+inline constexpr Slice all{};
+constexpr Slice slice(std::int64_t start, std::int64_t stop) { return Slice{start, stop, false, false}; }
+constexpr Slice slice(std::int64_t start, End) { return Slice{start, 0, true, false}; }
+
+template <class T>
+class Array;
+
+namespace detail {
+
+template <class X>
+struct is_array : std::false_type {};
+template <class T>
+struct is_array<Array<T>> : std::true_type {};
+template <class X>
+inline constexpr bool is_array_v = is_array<X>::value;
+template <class X>
+inline constexpr bool is_operand_v = is_array_v<X> || (std::is_arithmetic_v<X> && !std::is_same_v<X, char>);
+
+template <class X>
+Operand to_operand(const X& x) {
+  if constexpr (is_array_v<X>)
+    return Operand::of(x.impl());
+  else
+    return Operand::of_scalar(x);
+}
+
+template <class X>
+constexpr DType strong_dtype() {
+  if constexpr (is_array_v<X>)
+    return dtype_v<typename X::value_type>;
+  else
+    return default_dtype(scalar_kind<X>());
+}
+
+// The type NumPy computes `a op b` in: arrays promote, scalars adopt the array's type (NEP 50).
+template <class A, class B>
+constexpr DType binary_dtype() {
+  if constexpr (is_array_v<A> && is_array_v<B>)
+    return promote(strong_dtype<A>(), strong_dtype<B>());
+  else if constexpr (is_array_v<A>)
+    return promote_weak(strong_dtype<A>(), scalar_kind<B>());
+  else if constexpr (is_array_v<B>)
+    return promote_weak(strong_dtype<B>(), scalar_kind<A>());
+  else
+    return promote(strong_dtype<A>(), strong_dtype<B>());
+}
+
+// NumPy's same_kind rule for in-place operators: `int_array += 0.5` is an error.
+inline void check_in_place(const char* what, DType result, DType target) {
+  if (static_cast<int>(kind_of(result)) > static_cast<int>(kind_of(target)))
+    raise(what, ": the result type ", name(result), " cannot be cast to the array's type ", name(target),
+          " in place (same_kind casting)");
+}
+
+inline OpCode arithmetic_op(const char* what, OpCode op, DType t) {
+  if (t != DType::Bool) return op;
+  if (op == OpCode::Add) return OpCode::Or;  // NumPy: True + True == True
+  if (op == OpCode::Mul) return OpCode::And;
+  raise(what, ": not supported for bool arrays (NumPy raises too); use astype<int32_t>() first");
+}
+
+template <class A, class B>
+ArrayRef arithmetic(const char* what, OpCode op, const A& a, const B& b, const ArrayRef* target = nullptr) {
+  constexpr DType t = binary_dtype<A, B>();
+  DType compute = op == OpCode::Div ? divide_result(t) : t;
+  OpCode code = arithmetic_op(what, op, compute);
+  DType result = target ? target->dtype() : compute;
+  if (target) check_in_place(what, compute, result);
+  return apply(what, code, {to_operand(a), to_operand(b)}, {compute, compute}, compute, result, target);
+}
+
+}  // namespace detail
+
+template <class T>
+class Array {
+  static_assert(is_element_type_v<T>, "tessera::Array<T>: T must be bool, int32_t, int64_t, float or double");
+
+ public:
+  using value_type = T;
+
+  Array() = default;
+  explicit Array(detail::ArrayRef ref) : ref_(std::move(ref)) {}
+
+  Shape shape() const { return ref_.valid() ? ref_.shape() : Shape{}; }
+  std::int64_t size() const { return ref_.valid() ? ref_.size() : 0; }
+  int ndim() const { return ref_.valid() ? ref_.ndim() : 0; }
+
+  // Views sharing storage; dimensions not given are taken whole.
+  Array operator()(Slice s0) const { return Array(detail::slice(ref_, {spec(s0)})); }
+  Array operator()(Slice s0, Slice s1) const { return Array(detail::slice(ref_, {spec(s0), spec(s1)})); }
+  Array operator()(Slice s0, Slice s1, Slice s2) const {
+    return Array(detail::slice(ref_, {spec(s0), spec(s1), spec(s2)}));
+  }
+
+  // Writes values (cast to T) into this array or view. The right-hand side may read overlapping
+  // views of the same storage: it is evaluated as if before the write, as in NumPy.
+  template <class U>
+  void assign(const Array<U>& source) {
+    detail::assign(ref_, detail::Operand::of(source.impl()));
+  }
+  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>
+  void assign(S value) {
+    detail::assign(ref_, detail::Operand::of_scalar(value));
+  }
+
+  template <class B, class = std::enable_if_t<detail::is_operand_v<B>>>
+  Array& operator+=(const B& b) {
+    detail::arithmetic("add", detail::OpCode::Add, *this, b, &ref_);
+    return *this;
+  }
+  template <class B, class = std::enable_if_t<detail::is_operand_v<B>>>
+  Array& operator-=(const B& b) {
+    detail::arithmetic("subtract", detail::OpCode::Sub, *this, b, &ref_);
+    return *this;
+  }
+  template <class B, class = std::enable_if_t<detail::is_operand_v<B>>>
+  Array& operator*=(const B& b) {
+    detail::arithmetic("multiply", detail::OpCode::Mul, *this, b, &ref_);
+    return *this;
+  }
+  template <class B, class = std::enable_if_t<detail::is_operand_v<B>>>
+  Array& operator/=(const B& b) {
+    detail::arithmetic("divide", detail::OpCode::Div, *this, b, &ref_);
+    return *this;
+  }
+
+  // The value of a one-element array (0-d or of size 1); synchronizes.
+  T item() const {
+    if (ref_.valid() && ref_.size() != 1)
+      detail::raise("item: the array of shape ", detail::shape_string(ref_.shape()), " has ", ref_.size(),
+                    " elements; item() needs exactly one");
+    return to_host().at(0);
+  }
+
+  // The whole array, row-major, on every rank; synchronizes.
+  std::vector<T> to_host() const {
+    std::vector<char> bytes = detail::gather_bytes(ref_);
+    std::vector<T> out(bytes.size() / sizeof(T));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      T v;
+      std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+      out[i] = v;
+    }
+    return out;
+  }
+
+  template <class U>
+  Array<U> astype() const {
+    detail::check_runtime(ref_, "astype");
+    return Array<U>(detail::apply("astype", detail::OpCode::Load, {detail::Operand::of(ref_)}, {dtype_v<T>}, dtype_v<T>,
+                                  dtype_v<U>));
+  }
+
+  const detail::ArrayRef& impl() const { return ref_; }
+
+ private:
+  static detail::SliceSpec spec(const Slice& s) { return {s.start, s.stop, s.stop_is_end, s.whole}; }
+  detail::ArrayRef ref_;
+};
+
+}  // namespace tessera

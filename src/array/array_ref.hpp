@@ -1,0 +1,87 @@
+#pragma once
+// The untyped array layer under Array<T>: a store and a view of it, and the operations that build
+// tasks from them. Array<T> adds static types; everything here works on DType values, so each
+// operation is compiled once rather than once per element type.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/array/store.hpp"
+#include "tessera/fusion/program.hpp"
+#include "tessera/fusion/task.hpp"
+
+namespace tessera {
+
+using Shape = std::vector<std::int64_t>;
+
+namespace detail {
+
+struct ArrayRef {
+  std::shared_ptr<Store> store;
+  Box view;  // store coordinates
+
+  bool valid() const { return store != nullptr; }
+  DType dtype() const { return store->dtype(); }
+  int ndim() const { return view.ndim; }
+  Shape shape() const;
+  std::int64_t size() const;
+};
+
+// An operand of an elementwise operation: an array or a C++ scalar (kept in its own type until
+// the operation decides the type it computes in).
+struct Operand {
+  ArrayRef array;
+  bool is_array = false;
+  Value scalar{};
+  DType scalar_type = DType::Float64;
+
+  static Operand of(const ArrayRef& a) { return Operand{a, true, {}, a.dtype()}; }
+  template <class S>
+  static Operand of_scalar(S x) {
+    Operand o;
+    if constexpr (std::is_same_v<S, bool>)
+      o.scalar = make_value<bool>(x), o.scalar_type = DType::Bool;
+    else if constexpr (std::is_integral_v<S>)
+      o.scalar = make_value<std::int64_t>(x), o.scalar_type = DType::Int64;
+    else
+      o.scalar = make_value<double>(static_cast<double>(x)), o.scalar_type = DType::Float64;
+    return o;
+  }
+};
+
+std::string shape_string(const Shape& s);
+
+// Creation.
+ArrayRef empty_array(DType type, const Shape& shape, bool zero_fill);
+ArrayRef full_array(DType type, const Shape& shape, const Operand& value);
+ArrayRef arange_array(DType type, std::int64_t n);
+ArrayRef linspace_array(DType type, double lo, double hi, std::int64_t n);
+ArrayRef random_array(DType type, const Shape& shape, std::uint64_t seed);
+ArrayRef from_host_bytes(DType type, const Shape& shape, const char* data, std::size_t count);
+
+// Elementwise: each operand is cast to cast_to[i], `op` runs on type op_type (for comparisons the
+// operands' type; the result is bool), and the result is written to `target` (cast to its type)
+// or to a new array of type `result` aligned with the first array operand.
+ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands, const std::vector<DType>& cast_to,
+               DType op_type, DType result, const ArrayRef* target = nullptr);
+
+// Views and copies.
+struct SliceSpec {
+  std::int64_t start = 0, stop = 0;
+  bool stop_is_end = false, whole = false;
+};
+ArrayRef slice(const ArrayRef& a, const std::vector<SliceSpec>& slices);
+void assign(const ArrayRef& target, const Operand& source);
+
+// Reductions to 0-d arrays (`second` for dot).
+ArrayRef reduce(const char* what, ReduceKind kind, const ArrayRef& a, const ArrayRef* second, DType compute,
+                DType result, Finalize finalize, bool square);
+
+// Host interop.
+std::vector<char> gather_bytes(const ArrayRef& a);  // row-major, every rank
+void check_runtime(const ArrayRef& a, const char* what);
+
+}  // namespace detail
+}  // namespace tessera

@@ -1,0 +1,101 @@
+// Creation routines. Generated arrays (arange, linspace, random) are programs over the global
+// element index, so every rank computes its own tile and the global array is the same for any
+// number of ranks.
+
+#include <cstring>
+
+#include "tessera/array/array_ref.hpp"
+#include "tessera/array/store_factory.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/program_builder.hpp"
+
+namespace tessera::detail {
+namespace {
+
+template <class Body>
+ArrayRef generate(const char* what, DType type, const Shape& shape, Body body) {
+  ArrayRef out = new_array(type, balanced_tiling(shape, what), false);
+  Task task;
+  ProgramBuilder b(task);
+  const int out_arg = b.arg(out.store, out.view, true);
+  b.store(out_arg, type, body(b));
+  task.key = out_arg;
+  task.label = std::string("tessera::op[") + what + "]";
+  runtime().stats().ops++;
+  execute(task);
+  return out;
+}
+
+}  // namespace
+
+ArrayRef empty_array(DType type, const Shape& shape, bool zero_fill) {
+  runtime().stats().ops++;
+  return new_array(type, balanced_tiling(shape, "empty"), zero_fill);
+}
+
+ArrayRef full_array(DType type, const Shape& shape, const Operand& value) {
+  ArrayRef out = new_array(type, balanced_tiling(shape, "full"), false);
+  apply("full", OpCode::Load, {value}, {type}, type, type, &out);
+  return out;
+}
+
+ArrayRef arange_array(DType type, std::int64_t n) {
+  if (n < 0) raise("arange(", n, "): the length must be non-negative");
+  return generate("arange", type, {n}, [&](ProgramBuilder& b) { return b.cast(b.index(), DType::Int64, type); });
+}
+
+ArrayRef linspace_array(DType type, double lo, double hi, std::int64_t n) {
+  if (n < 0) raise("linspace(", lo, ", ", hi, ", ", n, "): the number of samples must be non-negative");
+  // As NumPy: y = i * step + lo in float64, the last sample exactly hi, then floor for integers.
+  const double step = n > 1 ? (hi - lo) / static_cast<double>(n - 1) : 0.0;
+  return generate("linspace", type, {n}, [&](ProgramBuilder& b) {
+    const int i = b.index();
+    const int x = b.cast(i, DType::Int64, DType::Float64);
+    int y = b.binary(OpCode::Add, DType::Float64,
+                     b.binary(OpCode::Mul, DType::Float64, x, b.constant(make_value(step), DType::Float64)),
+                     b.constant(make_value(lo), DType::Float64));
+    if (n > 1) {
+      const int last = b.binary(OpCode::Eq, DType::Int64, i, b.constant(make_value<std::int64_t>(n - 1), DType::Int64));
+      y = b.where(DType::Float64, last, b.constant(make_value(hi), DType::Float64), y);
+    }
+    if (is_float(type) || type == DType::Bool) return b.cast(y, DType::Float64, type);
+    const int t = b.cast(y, DType::Float64, DType::Int64);  // truncates toward zero
+    const int above = b.binary(OpCode::Gt, DType::Float64, b.cast(t, DType::Int64, DType::Float64), y);
+    const int floored =
+        b.where(DType::Int64, above,
+                b.binary(OpCode::Sub, DType::Int64, t, b.constant(make_value<std::int64_t>(1), DType::Int64)), t);
+    return b.cast(floored, DType::Int64, type);
+  });
+}
+
+ArrayRef random_array(DType type, const Shape& shape, std::uint64_t seed) {
+  if (!is_float(type))
+    raise("random<", name(type), ">: random values in [0, 1) need a floating type (float or double)");
+  return generate("random", type, shape, [&](ProgramBuilder& b) { return b.random(type, b.index(), seed); });
+}
+
+ArrayRef from_host_bytes(DType type, const Shape& shape, const char* data, std::size_t count) {
+  Tiling tiling = balanced_tiling(shape, "from_host");
+  std::int64_t volume = 1;
+  for (auto e : shape) volume *= e;
+  if (static_cast<std::int64_t>(count) != volume)
+    raise("from_host: shape ", shape_string(shape), " has ", volume, " elements but the buffer holds ", count);
+  ArrayRef out = new_array(type, tiling, false);
+  const Box& owned = out.store->owned();
+  const Layout global = Layout::row_major(out.store->full());
+  const int esize = size_of(type);
+  Kokkos::View<char*, Kokkos::HostSpace> tile(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::from_host"),
+                                              static_cast<std::size_t>(owned.volume()) * esize);
+  std::size_t at = 0;
+  for_each_row(owned, [&](const Index3& first, std::int64_t length) {
+    const std::size_t bytes = static_cast<std::size_t>(length) * esize;
+    std::memcpy(tile.data() + at, data + static_cast<std::size_t>(global.offset(first)) * esize, bytes);
+    at += bytes;
+  });
+  Kokkos::deep_copy(Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(out.store->data(), tile.extent(0)), tile);
+  runtime().stats().ops++;
+  return out;
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,102 @@
+// Elementwise operations, assignment and copies: each becomes one task (load, cast, op, cast,
+// store) handed to the executor.
+
+#include "tessera/array/array_ref.hpp"
+#include "tessera/array/store_factory.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/program_builder.hpp"
+
+namespace tessera::detail {
+namespace {
+
+Value scalar_as(const Operand& o, DType to) {
+  switch (o.scalar_type) {
+    case DType::Bool: return convert_scalar(o.scalar.b, to);
+    case DType::Int64: return convert_scalar(o.scalar.i64, to);
+    default: return convert_scalar(o.scalar.f64, to);
+  }
+}
+
+bool is_compare(OpCode op) { return op >= OpCode::Eq && op <= OpCode::Ge; }
+
+// NumPy semantics for `target op= f(views of target)`: the right-hand side reads the values from
+// before the write. A view of the target's store other than the target's own is copied first.
+std::vector<Operand> without_overlap(const std::vector<Operand>& operands, const ArrayRef& target) {
+  std::vector<Operand> out = operands;
+  for (Operand& o : out) {
+    if (o.is_array && o.array.store == target.store && o.array.view != target.view) {
+      ArrayRef copy = apply("copy", OpCode::Load, {o}, {o.array.dtype()}, o.array.dtype(), o.array.dtype());
+      o = Operand::of(copy);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands_in, const std::vector<DType>& cast_to,
+               DType op_type, DType result, const ArrayRef* target) {
+  RuntimeState& rt = runtime();
+  const ArrayRef* key = target;
+  for (const Operand& o : operands_in) {
+    if (!o.is_array) continue;
+    check_runtime(o.array, what);
+    if (!key || (key->ndim() == 0 && o.array.ndim() > 0 && !target)) key = &o.array;
+  }
+  if (target) check_runtime(*target, what);
+  if (!key) raise("internal: ", what, " has no array operand");
+  for (const Operand& o : operands_in) {
+    if (!o.is_array || o.array.ndim() == 0) continue;
+    if (o.array.shape() != key->shape()) {
+      if (target)
+        raise(what, ": cannot write a value of shape ", shape_string(o.array.shape()), " into an array of shape ",
+              shape_string(key->shape()));
+      raise(what, ": shape mismatch between operands of shapes ", shape_string(key->shape()), " and ",
+            shape_string(o.array.shape()));
+    }
+  }
+  const std::vector<Operand> operands = target ? without_overlap(operands_in, *target) : operands_in;
+  ArrayRef out = target ? *target : new_array_like(result, *key);
+
+  Task task;
+  ProgramBuilder b(task);
+  std::vector<int> regs;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const Operand& o = operands[i];
+    if (o.is_array) {
+      int arg = b.arg(o.array.store, o.array.view, false);
+      regs.push_back(b.cast(b.load(arg, o.array.dtype()), o.array.dtype(), cast_to[i]));
+    } else {
+      regs.push_back(b.constant(scalar_as(o, cast_to[i]), cast_to[i]));
+    }
+  }
+  int r = regs[0];
+  DType produced = cast_to[0];
+  if (op == OpCode::Where) {
+    r = b.where(op_type, regs[0], regs[1], regs[2]);
+    produced = op_type;
+  } else if (op != OpCode::Load) {
+    r = regs.size() == 1 ? b.unary(op, op_type, regs[0]) : b.binary(op, op_type, regs[0], regs[1]);
+    produced = is_compare(op) ? DType::Bool : op_type;
+  }
+  r = b.cast(r, produced, out.dtype());
+  const int out_arg = b.arg(out.store, out.view, true);
+  b.store(out_arg, out.dtype(), r);
+  task.key = out_arg;
+  task.label = std::string("tessera::op[") + what + "]";
+  rt.stats().ops++;
+  execute(task);
+  return out;
+}
+
+void assign(const ArrayRef& target, const Operand& source) {
+  if (source.is_array && source.array.store == target.store && source.array.view == target.view) {
+    check_runtime(target, "assign");
+    return;
+  }
+  const DType from = source.is_array ? source.array.dtype() : target.dtype();
+  apply("assign", OpCode::Load, {source}, {from}, from, target.dtype(), &target);
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,123 @@
+#include "tessera/array/store.hpp"
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/runtime_state.hpp"
+
+namespace tessera::detail {
+
+Layout Layout::row_major(const Box& frame) {
+  Layout l;
+  l.frame = frame;
+  std::int64_t s = 1;
+  for (int d = frame.ndim - 1; d >= 0; --d) {
+    l.stride[d] = s;
+    s *= std::max<std::int64_t>(0, frame.extent(d));
+  }
+  return l;
+}
+
+Box bloat(const Box& b, const Index3& lo, const Index3& hi) {
+  Box r = b;
+  for (int d = 0; d < b.ndim; ++d) {
+    r.lo[d] -= lo[d];
+    r.hi[d] += hi[d];
+  }
+  return r;
+}
+
+Kokkos::View<char*, MemSpace> allocate(std::size_t bytes, const char* label, bool zero) {
+  try {
+    runtime().stats().stores_allocated++;
+    if (zero) return Kokkos::View<char*, MemSpace>(std::string(label), bytes);
+    return Kokkos::View<char*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), bytes);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    raise("out of memory: could not allocate ", bytes, " bytes in ", MemSpace::name(), " (", e.what(), ")");
+  }
+}
+
+Store::Store(DType dtype, const Tiling& tiling, const Box& owned, bool initialize_zero)
+    : dtype_(dtype), tiling_(tiling), owned_(owned) {
+  RuntimeState& rt = runtime();
+  id_ = rt.next_store_id();
+  data_ = allocate(static_cast<std::size_t>(owned.volume()) * size_of(dtype), "tessera::store", initialize_zero);
+  rt.register_store(this);
+}
+
+Store::~Store() {
+  if (!released_ && runtime_active()) runtime().unregister_store(this);
+}
+
+Box Store::full() const {
+  Box b;
+  b.ndim = tiling_.ndim;
+  for (int d = 0; d < b.ndim; ++d) b.hi[d] = tiling_.extent[d];
+  return b;
+}
+
+Box Store::allocated() const { return bloat(owned_, ghost_lo_, ghost_hi_); }
+
+char* Store::data() const {
+  if (released_) raise("array data used after the tessera::Runtime that owned it was destroyed");
+  return data_.data();
+}
+
+void Store::ensure_ghosts(const Index3& lo, const Index3& hi) {
+  Index3 new_lo = ghost_lo_, new_hi = ghost_hi_;
+  bool grow = false;
+  for (int d = 0; d < ndim(); ++d) {
+    if (lo[d] > new_lo[d]) new_lo[d] = lo[d], grow = true;
+    if (hi[d] > new_hi[d]) new_hi[d] = hi[d], grow = true;
+  }
+  if (!grow) return;
+  const Box old_box = allocated();
+  const Layout old_layout = layout();
+  Box new_box = bloat(owned_, new_lo, new_hi);
+  auto fresh = allocate(static_cast<std::size_t>(new_box.volume()) * size_of(dtype_), "tessera::store", false);
+  // Keep the owned tile and whatever halo is still valid.
+  Box keep = intersect(intersect(bloat(owned_, valid_lo_, valid_hi_), full()), old_box);
+  copy_box(data_.data(), old_layout, fresh.data(), Layout::row_major(new_box), keep, size_of(dtype_),
+           "tessera::store[grow ghosts]");
+  data_ = fresh;
+  ghost_lo_ = new_lo;
+  ghost_hi_ = new_hi;
+}
+
+void Store::release() {
+  data_ = Kokkos::View<char*, MemSpace>();
+  released_ = true;
+}
+
+namespace {
+
+template <class Word>
+void copy_box_typed(const char* src, const Layout& sl, char* dst, const Layout& dl, const Box& region,
+                    const char* label) {
+  const std::int64_t n1 = region.extent(1), n2 = region.extent(2);
+  const std::int64_t src_base = sl.offset(region.lo), dst_base = dl.offset(region.lo);
+  const std::int64_t ss0 = sl.stride[0], ss1 = sl.stride[1], ss2 = sl.stride[2];
+  const std::int64_t ds0 = dl.stride[0], ds1 = dl.stride[1], ds2 = dl.stride[2];
+  const Word* s = reinterpret_cast<const Word*>(src);
+  Word* d = reinterpret_cast<Word*>(dst);
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, region.volume()),
+      KOKKOS_LAMBDA(std::int64_t i) {
+        const std::int64_t i2 = i % n2, r = i / n2, i1 = r % n1, i0 = r / n1;
+        d[dst_base + i0 * ds0 + i1 * ds1 + i2 * ds2] = s[src_base + i0 * ss0 + i1 * ss1 + i2 * ss2];
+      });
+}
+
+}  // namespace
+
+void copy_box(const char* src, const Layout& src_layout, char* dst, const Layout& dst_layout, const Box& region,
+              int element_size, const char* label) {
+  if (region.empty()) return;
+  switch (element_size) {
+    case 1: copy_box_typed<std::uint8_t>(src, src_layout, dst, dst_layout, region, label); break;
+    case 4: copy_box_typed<std::uint32_t>(src, src_layout, dst, dst_layout, region, label); break;
+    default: copy_box_typed<std::uint64_t>(src, src_layout, dst, dst_layout, region, label); break;
+  }
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,79 @@
+#pragma once
+// Store: one distributed buffer. Each rank holds its owned tile plus ghost cells around it
+// (grown on demand) and remembers how wide its valid halo is; any write invalidates the halo.
+//
+//   owned [4, 7) of a 1-D store on rank 1 of 3, ghosts {1, 1}: the allocation covers [3, 8)
+//
+// A 0-d store (a reduction result, a scalar) is replicated: every rank holds the same value.
+
+#include <cstdint>
+#include <string>
+
+#include "tessera/core/dtype.hpp"
+#include "tessera/core/kokkos_compat.hpp"
+#include "tessera/partition/tiling.hpp"
+
+namespace tessera::detail {
+
+// Row-major placement of a box of elements in a buffer: element x is at offset(x).
+struct Layout {
+  Box frame;
+  Index3 stride{0, 0, 0};
+  static Layout row_major(const Box& frame);
+  std::int64_t offset(const Index3& x) const {
+    std::int64_t o = 0;
+    for (int d = 0; d < frame.ndim; ++d) o += (x[d] - frame.lo[d]) * stride[d];
+    return o;
+  }
+};
+
+class Store {
+ public:
+  Store(DType dtype, const Tiling& tiling, const Box& owned, bool initialize_zero);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  DType dtype() const { return dtype_; }
+  int ndim() const { return tiling_.ndim; }
+  std::uint64_t id() const { return id_; }
+  const Tiling& tiling() const { return tiling_; }
+  const Box& owned() const { return owned_; }
+  Box full() const;
+  Box allocated() const;
+  Layout layout() const { return Layout::row_major(allocated()); }
+  char* data() const;
+  std::size_t bytes() const { return data_.extent(0); }
+
+  // Valid halo widths per side; the data of full() ∩ bloat(owned, valid) is current.
+  const Index3& valid_lo() const { return valid_lo_; }
+  const Index3& valid_hi() const { return valid_hi_; }
+  void set_valid(const Index3& lo, const Index3& hi) { valid_lo_ = lo, valid_hi_ = hi; }
+  void invalidate_halo() { valid_lo_ = valid_hi_ = Index3{0, 0, 0}; }
+  // Makes room for ghosts at least this wide, keeping the data (and valid halo) already held.
+  void ensure_ghosts(const Index3& lo, const Index3& hi);
+
+  // Frees the device memory (at runtime teardown); later use raises tessera::Error.
+  void release();
+  bool released() const { return released_; }
+
+ private:
+  DType dtype_;
+  Tiling tiling_;
+  Box owned_;
+  Index3 ghost_lo_{0, 0, 0}, ghost_hi_{0, 0, 0};
+  Index3 valid_lo_{0, 0, 0}, valid_hi_{0, 0, 0};
+  Kokkos::View<char*, MemSpace> data_;
+  std::uint64_t id_;
+  bool released_ = false;
+};
+
+Box bloat(const Box& b, const Index3& lo, const Index3& hi);
+
+// Copies the elements of `region` between two placements (pack, unpack, local copies).
+void copy_box(const char* src, const Layout& src_layout, char* dst, const Layout& dst_layout, const Box& region,
+              int element_size, const char* label);
+
+Kokkos::View<char*, MemSpace> allocate(std::size_t bytes, const char* label, bool zero);
+
+}  // namespace tessera::detail

@@ -1,0 +1,38 @@
+#pragma once
+// Communicator: the one interface the executor talks to; MPI now, NCCL beside it on GPUs.
+//
+// Vocabulary: an *exchange* is a set of point-to-point messages that every rank posts at the same
+// point of the op stream (a halo exchange or a redistribution); it completes before the call
+// returns. Buffers live in the execution space's memory (MemSpace); a backend that cannot reach
+// that memory stages through the host. Collectives are reached by every rank or by none.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "tessera/core/dtype.hpp"
+#include "tessera/fusion/program.hpp"
+
+namespace tessera::detail {
+
+struct Message {
+  int peer = 0;
+  int tag = 0;
+  char* data = nullptr;  // MemSpace
+  std::size_t bytes = 0;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Posts every receive and send, then waits for all of them.
+  virtual void exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) = 0;
+  // In place on `count` elements in MemSpace; int64 or float64 only (accumulator types).
+  virtual void allreduce(void* data, int count, DType type, ReduceKind kind) = 0;
+  // Every rank's host bytes, concatenated in rank order; `counts` receives each rank's length.
+  virtual std::vector<char> allgather(const std::vector<char>& mine, std::vector<std::size_t>& counts) = 0;
+};
+
+}  // namespace tessera::detail

@@ -1,0 +1,85 @@
+#include "tessera/comm/exchange.hpp"
+
+#include <map>
+
+namespace tessera::detail {
+namespace {
+
+// Tags name the direction of travel on the process grid (sign of dst - src per dimension), so a
+// message can be matched to its geometry in a trace; redistributions use a separate range.
+int geometric_tag(const ProcessGrid& grid, int src, int dst, bool halo) {
+  Index3 a = grid.coords(src), b = grid.coords(dst);
+  int code = 0;
+  for (int d = 0; d < kMaxDims; ++d) code = code * 3 + (b[d] > a[d] ? 2 : b[d] < a[d] ? 0 : 1);
+  return (halo ? 100 : 200) + code;
+}
+
+struct Piece {
+  const FetchRequest* request;
+  Box box;
+  std::size_t offset;  // within the peer's message
+};
+
+}  // namespace
+
+std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vector<FetchRequest>& requests,
+                   const char* label) {
+  const int me = comm.rank(), nranks = comm.size();
+  std::map<int, std::vector<Piece>> to_send, to_receive;
+  std::map<int, std::size_t> send_bytes, receive_bytes;
+  bool halo = true;
+  for (const FetchRequest& req : requests) {
+    halo = halo && req.in_place;
+    const Store& s = *req.store;
+    const int esize = size_of(s.dtype());
+    const Box& mine = s.owned();
+    const Box& my_need = req.needed[me];
+    for (int q = 0; q < nranks; ++q) {
+      if (q == me) continue;
+      Box owned_q = s.tiling().tile(grid.coords(q));
+      Box in = intersect(my_need, owned_q);
+      if (!in.empty()) {
+        to_receive[q].push_back({&req, in, receive_bytes[q]});
+        receive_bytes[q] += static_cast<std::size_t>(in.volume()) * esize;
+      }
+      Box out = intersect(req.needed[q], mine);
+      if (!out.empty()) {
+        to_send[q].push_back({&req, out, send_bytes[q]});
+        send_bytes[q] += static_cast<std::size_t>(out.volume()) * esize;
+      }
+    }
+    if (!req.in_place) {
+      Box local = intersect(my_need, mine);
+      copy_box(s.data(), s.layout(), req.destination, req.destination_layout, local, esize, label);
+    }
+  }
+
+  std::vector<Kokkos::View<char*, MemSpace>> buffers;
+  std::vector<Message> sends, receives;
+  for (auto& [peer, pieces] : to_send) {
+    buffers.push_back(allocate(send_bytes[peer], "tessera::halo[send]", false));
+    char* buf = buffers.back().data();
+    for (const Piece& p : pieces) {
+      const Store& s = *p.request->store;
+      copy_box(s.data(), s.layout(), buf + p.offset, Layout::row_major(p.box), p.box, size_of(s.dtype()), label);
+    }
+    sends.push_back({peer, geometric_tag(grid, me, peer, halo), buf, send_bytes[peer]});
+  }
+  std::int64_t received = 0;
+  for (auto& [peer, pieces] : to_receive) {
+    buffers.push_back(allocate(receive_bytes[peer], "tessera::halo[recv]", false));
+    receives.push_back({peer, geometric_tag(grid, peer, me, halo), buffers.back().data(), receive_bytes[peer]});
+    received += static_cast<std::int64_t>(receive_bytes[peer]);
+  }
+  comm.exchange(sends, receives);
+  for (const Message& m : receives) {
+    for (const Piece& p : to_receive[m.peer]) {
+      const Store& s = *p.request->store;
+      copy_box(m.data + p.offset, Layout::row_major(p.box), p.request->destination, p.request->destination_layout,
+               p.box, size_of(s.dtype()), label);
+    }
+  }
+  return received;
+}
+
+}  // namespace tessera::detail

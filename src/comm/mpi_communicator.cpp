@@ -1,0 +1,131 @@
+#include "tessera/comm/mpi_communicator.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/kokkos_compat.hpp"
+
+namespace tessera::detail {
+namespace {
+
+// MPI_MAX/MPI_MIN leave NaN handling to the implementation; NumPy's max/min propagate NaN.
+void nan_max(void* in, void* inout, int* len, MPI_Datatype*) {
+  auto* a = static_cast<double*>(in);
+  auto* b = static_cast<double*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = std::isnan(a[i]) || std::isnan(b[i]) ? NAN : std::max(a[i], b[i]);
+}
+void nan_min(void* in, void* inout, int* len, MPI_Datatype*) {
+  auto* a = static_cast<double*>(in);
+  auto* b = static_cast<double*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = std::isnan(a[i]) || std::isnan(b[i]) ? NAN : std::min(a[i], b[i]);
+}
+
+// MPI counts are int: large messages go as several chunks, which MPI keeps in order.
+constexpr std::size_t kChunk = std::size_t(1) << 30;
+
+// Host-visible copy of a MemSpace buffer when the device is not the host.
+struct Staging {
+  Kokkos::View<char*, Kokkos::HostSpace> host;
+  char* ptr(const Message& m, bool copy_in) {
+    if constexpr (kDeviceIsHost) {
+      return m.data;
+    } else {
+      host = Kokkos::View<char*, Kokkos::HostSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::staging"),
+                                                    m.bytes);
+      if (copy_in) Kokkos::deep_copy(host, Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(m.data, m.bytes));
+      return host.data();
+    }
+  }
+};
+
+}  // namespace
+
+MpiCommunicator::MpiCommunicator(MPI_Comm parent) {
+  MPI_Comm_dup(parent, &comm_);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  MPI_Op_create(&nan_max, 1, &nan_max_);
+  MPI_Op_create(&nan_min, 1, &nan_min_);
+}
+
+MpiCommunicator::~MpiCommunicator() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  MPI_Op_free(&nan_max_);
+  MPI_Op_free(&nan_min_);
+  MPI_Comm_free(&comm_);
+}
+
+void MpiCommunicator::exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) {
+  std::vector<MPI_Request> requests;
+  std::vector<Staging> recv_staging(receives.size()), send_staging(sends.size());
+  std::vector<char*> recv_ptrs(receives.size());
+  for (std::size_t i = 0; i < receives.size(); ++i) {
+    const Message& m = receives[i];
+    recv_ptrs[i] = recv_staging[i].ptr(m, false);
+    for (std::size_t off = 0; off < m.bytes; off += kChunk) {
+      int n = static_cast<int>(std::min(kChunk, m.bytes - off));
+      requests.emplace_back();
+      MPI_Irecv(recv_ptrs[i] + off, n, MPI_BYTE, m.peer, m.tag, comm_, &requests.back());
+    }
+  }
+  fence("tessera::exchange: packed data ready");
+  for (std::size_t i = 0; i < sends.size(); ++i) {
+    const Message& m = sends[i];
+    char* p = send_staging[i].ptr(m, true);
+    for (std::size_t off = 0; off < m.bytes; off += kChunk) {
+      int n = static_cast<int>(std::min(kChunk, m.bytes - off));
+      requests.emplace_back();
+      MPI_Isend(p + off, n, MPI_BYTE, m.peer, m.tag, comm_, &requests.back());
+    }
+  }
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  if constexpr (!kDeviceIsHost) {
+    for (std::size_t i = 0; i < receives.size(); ++i)
+      Kokkos::deep_copy(Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(receives[i].data, receives[i].bytes),
+                        recv_staging[i].host);
+  }
+}
+
+void MpiCommunicator::allreduce(void* data, int count, DType type, ReduceKind kind) {
+  if (type != DType::Int64 && type != DType::Float64) fatal("allreduce supports int64 and float64 accumulators only");
+  const bool is_float = type == DType::Float64;
+  MPI_Datatype dt = is_float ? MPI_DOUBLE : MPI_INT64_T;
+  MPI_Op op = kind == ReduceKind::Sum    ? MPI_SUM
+              : kind == ReduceKind::Prod ? MPI_PROD
+              : kind == ReduceKind::Max  ? (is_float ? nan_max_ : MPI_MAX)
+                                         : (is_float ? nan_min_ : MPI_MIN);
+  Message m{0, 0, static_cast<char*>(data), static_cast<std::size_t>(count) * 8};
+  Staging staging;
+  char* p = staging.ptr(m, true);
+  fence("tessera::allreduce: partial ready");
+  MPI_Allreduce(MPI_IN_PLACE, p, count, dt, op, comm_);
+  if constexpr (!kDeviceIsHost)
+    Kokkos::deep_copy(Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(m.data, m.bytes), staging.host);
+}
+
+std::vector<char> MpiCommunicator::allgather(const std::vector<char>& mine, std::vector<std::size_t>& counts) {
+  long long my_count = static_cast<long long>(mine.size());
+  std::vector<long long> all(size_);
+  MPI_Allgather(&my_count, 1, MPI_LONG_LONG, all.data(), 1, MPI_LONG_LONG, comm_);
+  counts.assign(all.begin(), all.end());
+  std::size_t total = 0;
+  for (auto c : counts) total += c;
+  std::vector<char> out(total);
+  // Each rank broadcasts its part in chunks: simple, and independent of int overflow in Allgatherv.
+  std::size_t offset = 0;
+  for (int r = 0; r < size_; ++r) {
+    char* dst = out.data() + offset;
+    if (r == rank_ && counts[r]) std::copy(mine.begin(), mine.end(), dst);
+    for (std::size_t off = 0; off < counts[r]; off += kChunk) {
+      int n = static_cast<int>(std::min(kChunk, counts[r] - off));
+      MPI_Bcast(dst + off, n, MPI_BYTE, r, comm_);
+    }
+    offset += counts[r];
+  }
+  return out;
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,33 @@
+#pragma once
+// The MPI backend: a duplicate of the parent communicator, owned (freed on destruction), so that
+// tessera's messages never match an application's. Non-blocking point-to-point, no barriers.
+
+#include <mpi.h>
+
+#include "tessera/comm/communicator.hpp"
+
+namespace tessera::detail {
+
+class MpiCommunicator final : public Communicator {
+ public:
+  explicit MpiCommunicator(MPI_Comm parent);
+  ~MpiCommunicator() override;
+  MpiCommunicator(const MpiCommunicator&) = delete;
+  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  MPI_Comm comm() const { return comm_; }
+  void exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) override;
+  void allreduce(void* data, int count, DType type, ReduceKind kind) override;
+  std::vector<char> allgather(const std::vector<char>& mine, std::vector<std::size_t>& counts) override;
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Op nan_max_ = MPI_OP_NULL;
+  MPI_Op nan_min_ = MPI_OP_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace tessera::detail

@@ -1,0 +1,102 @@
+#include "tessera/core/config.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+
+#include "tessera/core/error.hpp"
+
+namespace tessera {
+namespace {
+
+const char* getenv_or_null(const char* name) {
+  const char* value = std::getenv(name);
+  return value;
+}
+
+long parse_positive(const char* var, const std::string& text, long max) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    detail::raise(var, "='", text, "' is not valid: expected a positive integer");
+  errno = 0;
+  long v = std::strtol(text.c_str(), nullptr, 10);
+  if (errno != 0 || v <= 0 || v > max)
+    detail::raise(var, "='", text, "' is not valid: expected a positive integer up to ", max);
+  return v;
+}
+
+void check_log(const std::string& text) {
+  if (text.empty()) return;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item != "fusion" && item != "comm" && item != "exec" && item != "all")
+      detail::raise("TESSERA_LOG='", text, "' is not valid: '", item,
+                    "' is not one of fusion, comm, exec, all (comma-separated)");
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+std::vector<int> parse_grid(const std::string& text, const char* origin) {
+  std::vector<int> dims;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t x = text.find('x', start);
+    std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 6 ||
+        std::stol(part) <= 0)
+      raise(origin, "='", text, "' is not valid: expected 1 to 3 positive integers joined by 'x', e.g. 2x2");
+    dims.push_back(std::stoi(part));
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  if (dims.size() > 3) raise(origin, "='", text, "' is not valid: at most 3 dimensions");
+  return dims;
+}
+
+}  // namespace detail
+
+Config Config::with_environment() const {
+  Config c = *this;
+  if (const char* v = getenv_or_null("TESSERA_WINDOW"))
+    c.window = static_cast<int>(parse_positive("TESSERA_WINDOW", v, 1 << 20));
+  if (const char* v = getenv_or_null("TESSERA_FUSION")) {
+    std::string s = v;
+    if (s != "0" && s != "1") detail::raise("TESSERA_FUSION='", s, "' is not valid: expected 0 or 1");
+    c.fusion = s == "1";
+  }
+  if (const char* v = getenv_or_null("TESSERA_BACKEND")) {
+    std::string s = v;
+    if (s == "interp")
+      c.backend = Backend::Interp;
+    else if (s == "jit")
+      c.backend = Backend::Jit;
+    else
+      detail::raise("TESSERA_BACKEND='", s, "' is not valid: expected interp or jit");
+  }
+  if (const char* v = getenv_or_null("TESSERA_GRID")) c.grid = detail::parse_grid(v, "TESSERA_GRID");
+  if (const char* v = getenv_or_null("TESSERA_LOG")) {
+    c.log = v;
+    check_log(c.log);
+  }
+  if (const char* v = getenv_or_null("TESSERA_CACHE_DIR")) {
+    if (*v == '\0') detail::raise("TESSERA_CACHE_DIR is set but empty: expected a folder path");
+    c.cache_dir = v;
+  }
+  return c;
+}
+
+void Config::validate() const {
+  if (window <= 0) detail::raise("Config::window=", window, " is not valid: expected a positive integer");
+  if (grid.size() > 3) detail::raise("Config::grid has ", grid.size(), " dimensions: at most 3");
+  for (int g : grid)
+    if (g <= 0) detail::raise("Config::grid holds ", g, ": every entry must be positive");
+  check_log(log);
+}
+
+}  // namespace tessera

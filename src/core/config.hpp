@@ -1,0 +1,37 @@
+#pragma once
+// Runtime configuration. Fields set in code are the defaults; the TESSERA_* environment variables,
+// when set, override them (so an operator can switch logging or fusion without rebuilding).
+//
+//   ts::Config cfg;
+//   cfg.fusion = false;                  // TESSERA_FUSION=0|1
+//   ts::Runtime rt(argc, argv, cfg);
+//
+// Values are parsed strictly: a bad value is a tessera::Error naming the variable and the choices.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+enum class Backend { Interp, Jit };
+
+struct Config {
+  int window = 64;                    // TESSERA_WINDOW: ops recorded before a flush (positive integer)
+  bool fusion = true;                 // TESSERA_FUSION: 0 runs every op as its own kernel
+  Backend backend = Backend::Interp;  // TESSERA_BACKEND: interp|jit
+  std::vector<int> grid;              // TESSERA_GRID: e.g. "2x2": process grid for arrays of that many dims
+  std::string log;                    // TESSERA_LOG: comma-separated subset of fusion,comm,exec or all
+  std::string cache_dir;              // TESSERA_CACHE_DIR: kernel cache folder
+
+  // This configuration with every TESSERA_* variable that is set applied on top.
+  Config with_environment() const;
+  // Throws tessera::Error if a field holds a value the runtime cannot use.
+  void validate() const;
+};
+
+namespace detail {
+std::vector<int> parse_grid(const std::string& text, const char* origin);
+}
+
+}  // namespace tessera

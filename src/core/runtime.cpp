@@ -1,0 +1,129 @@
+#include "tessera/core/runtime.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "tessera/array/store.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/kokkos_compat.hpp"
+#include "tessera/core/runtime_state.hpp"
+
+namespace tessera {
+namespace detail {
+namespace {
+RuntimeState* g_state = nullptr;
+}
+
+void fatal(const std::string& message) {
+  std::fprintf(stderr, "tessera: fatal: %s\n", message.c_str());
+  std::fflush(stderr);
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+RuntimeState& runtime() {
+  if (!g_state)
+    raise(
+        "no active runtime: create a tessera::Runtime before using arrays, and do not use them after it is "
+        "destroyed");
+  return *g_state;
+}
+
+bool runtime_active() { return g_state != nullptr; }
+
+RuntimeState::RuntimeState(const Config& config, MPI_Comm parent)
+    : config_(config), comm_(std::make_unique<MpiCommunicator>(parent)) {
+  for (int nd = 0; nd <= 3; ++nd) grids_[nd] = ProcessGrid(nd, comm_->size(), config_.grid);
+  if (!config_.grid.empty()) {
+    long product = 1;
+    for (int g : config_.grid) product *= g;
+    if (product != comm_->size()) {
+      std::string text;
+      for (int g : config_.grid) text += (text.empty() ? "" : "x") + std::to_string(g);
+      raise("TESSERA_GRID=", text, " has ", product, " ranks but the job has ", comm_->size());
+    }
+  }
+  const std::string& log = config_.log;
+  auto has = [&](const char* w) { return log.find(w) != std::string::npos || log.find("all") != std::string::npos; };
+  if (has("fusion")) log_mask_ |= static_cast<unsigned>(LogTopic::Fusion);
+  if (has("comm")) log_mask_ |= static_cast<unsigned>(LogTopic::Comm);
+  if (has("exec")) log_mask_ |= static_cast<unsigned>(LogTopic::Exec);
+}
+
+RuntimeState::~RuntimeState() {
+  // Arrays may outlive the runtime; their device memory may not outlive Kokkos.
+  for (Store* s : stores_) s->release();
+  stores_.clear();
+  clear_cuts_registry();
+}
+
+void RuntimeState::log(LogTopic, const std::string& line) const {
+  std::fprintf(stderr, "[tessera %d/%d] %s\n", rank(), size(), line.c_str());
+}
+
+}  // namespace detail
+
+Runtime::Runtime(int& argc, char**& argv, const Config& config) {
+  if (detail::runtime_active()) detail::raise("a tessera::Runtime already exists: create one per process");
+  Config effective = config.with_environment();
+  effective.validate();
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    owns_mpi_ = true;
+  }
+  if (!Kokkos::is_initialized()) {
+    Kokkos::initialize(argc, argv);
+    owns_kokkos_ = true;
+  }
+  try {
+    detail::g_state = new detail::RuntimeState(effective, MPI_COMM_WORLD);
+  } catch (...) {
+    if (owns_kokkos_) Kokkos::finalize();
+    if (owns_mpi_) MPI_Finalize();
+    throw;
+  }
+}
+
+Runtime::~Runtime() {
+  flush();
+  delete detail::g_state;
+  detail::g_state = nullptr;
+  if (owns_kokkos_) Kokkos::finalize();
+  if (owns_mpi_) MPI_Finalize();
+}
+
+int Runtime::rank() const { return detail::runtime().rank(); }
+int Runtime::size() const { return detail::runtime().size(); }
+void Runtime::flush() { detail::fence("tessera::Runtime::flush"); }
+Stats Runtime::stats() const { return detail::runtime().stats(); }
+void Runtime::reset_stats() { detail::runtime().stats() = Stats{}; }
+const Config& Runtime::config() const { return detail::runtime().config(); }
+
+std::ostream& operator<<(std::ostream& out, const Stats& s) {
+  return out << "ops=" << s.ops << " kernels=" << s.kernels << " halo_exchanges=" << s.halo_exchanges
+             << " halo_bytes=" << s.halo_bytes << " redistributions=" << s.redistributions
+             << " redistribution_bytes=" << s.redistribution_bytes << " allreduces=" << s.allreduces
+             << " gathers=" << s.gathers << " stores_allocated=" << s.stores_allocated
+             << " bytes_accessed=" << s.bytes_accessed << " plan_cache_hits=" << s.plan_cache_hits
+             << " plan_cache_misses=" << s.plan_cache_misses;
+}
+
+const char* name(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::Int32: return "int32";
+    case DType::Int64: return "int64";
+    case DType::Float32: return "float32";
+    default: return "float64";
+  }
+}
+
+}  // namespace tessera

@@ -1,0 +1,40 @@
+#pragma once
+// Runtime: owns MPI (unless the application initialized it), Kokkos (likewise) and tessera's
+// communicator for the lifetime of the object; tears them down in reverse order.
+//
+//   int main(int argc, char** argv) {
+//     ts::Runtime rt(argc, argv);                // or ts::Runtime rt(argc, argv, ts::Config{...})
+//     auto a = ts::ones<double>({1000, 1000});
+//     if (rt.rank() == 0) std::printf("%g\n", ts::sum(a).item());
+//   }
+//
+// Arrays that outlive the runtime keep their shape but lose their data: using them is an error.
+
+#include <memory>
+
+#include "tessera/core/config.hpp"
+#include "tessera/core/stats.hpp"
+
+namespace tessera {
+
+class Runtime {
+ public:
+  Runtime(int& argc, char**& argv, const Config& config = Config{});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  int rank() const;
+  int size() const;
+  // Runs everything recorded so far (a no-op for eager execution) and waits for the device.
+  void flush();
+  Stats stats() const;
+  void reset_stats();
+  const Config& config() const;
+
+ private:
+  bool owns_mpi_ = false;
+  bool owns_kokkos_ = false;
+};
+
+}  // namespace tessera

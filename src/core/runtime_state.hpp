@@ -1,0 +1,53 @@
+#pragma once
+// The state behind ts::Runtime that the rest of tessera reaches through detail::runtime().
+
+#include <array>
+#include <memory>
+#include <string>
+#include <unordered_set>
+
+#include "tessera/comm/mpi_communicator.hpp"
+#include "tessera/core/config.hpp"
+#include "tessera/core/stats.hpp"
+#include "tessera/partition/process_grid.hpp"
+
+namespace tessera::detail {
+
+class Store;
+
+enum class LogTopic : unsigned { Fusion = 1, Comm = 2, Exec = 4 };
+
+class RuntimeState {
+ public:
+  RuntimeState(const Config& config, MPI_Comm parent);
+  ~RuntimeState();
+
+  const Config& config() const { return config_; }
+  Communicator& comm() { return *comm_; }
+  int rank() const { return comm_->rank(); }
+  int size() const { return comm_->size(); }
+  const ProcessGrid& grid(int ndim) const { return grids_[ndim]; }
+  Stats& stats() { return stats_; }
+
+  bool logging(LogTopic t) const { return (log_mask_ & static_cast<unsigned>(t)) != 0; }
+  void log(LogTopic t, const std::string& line) const;
+
+  void register_store(Store* s) { stores_.insert(s); }
+  void unregister_store(Store* s) { stores_.erase(s); }
+  std::uint64_t next_store_id() { return ++store_counter_; }
+
+ private:
+  Config config_;
+  std::unique_ptr<MpiCommunicator> comm_;
+  std::array<ProcessGrid, 4> grids_;
+  Stats stats_;
+  unsigned log_mask_ = 0;
+  std::unordered_set<Store*> stores_;
+  std::uint64_t store_counter_ = 0;
+};
+
+// The live runtime; throws tessera::Error if there is none (used before or after ts::Runtime).
+RuntimeState& runtime();
+bool runtime_active();
+
+}  // namespace tessera::detail

@@ -1,0 +1,26 @@
+#pragma once
+// Counters returned by Runtime::stats(): what ran, what moved. Counts are this rank's.
+
+#include <cstdint>
+#include <ostream>
+
+namespace tessera {
+
+struct Stats {
+  std::int64_t ops = 0;                   // array operations recorded
+  std::int64_t kernels = 0;               // kernels launched (fused groups, or one per op unfused)
+  std::int64_t halo_exchanges = 0;        // grouped halo exchanges performed
+  std::int64_t halo_bytes = 0;            // bytes received into ghost cells
+  std::int64_t redistributions = 0;       // operands moved to a different tiling
+  std::int64_t redistribution_bytes = 0;  // bytes received by redistributions
+  std::int64_t allreduces = 0;            // reductions completed across ranks
+  std::int64_t gathers = 0;               // to_host() calls
+  std::int64_t stores_allocated = 0;      // device buffers allocated (arrays, ghosts grown)
+  std::int64_t bytes_accessed = 0;        // bytes the kernels read and wrote, by the planner's count
+  std::int64_t plan_cache_hits = 0;
+  std::int64_t plan_cache_misses = 0;
+};
+
+std::ostream& operator<<(std::ostream& out, const Stats& s);
+
+}  // namespace tessera

@@ -1,0 +1,113 @@
+#pragma once
+// Scalar semantics of every instruction, shared by all fused-kernel backends so that they can
+// never disagree. Integers wrap as NumPy's do (computed unsigned: signed overflow is undefined in
+// C++); floating max/min propagate NaN as np.maximum/np.minimum do.
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tessera/core/kokkos_compat.hpp"
+
+namespace tessera::detail::element {
+
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T neg(T a) {
+  return wrap_sub(T(0), a);
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T abs(T a) {
+  if constexpr (std::is_same_v<T, bool>)
+    return a;
+  else if constexpr (std::is_integral_v<T>)
+    return a < 0 ? neg(a) : a;
+  else
+    return TESSERA_KOKKOS_MATH::fabs(a);
+}
+// Only floating division is ever emitted (true division casts integers first); integers are
+// guarded anyway because a zero divisor would trap the whole process.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T divide(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a / b;
+  else
+    return b == T(0) ? T(0) : static_cast<T>(a / b);
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T power(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return TESSERA_KOKKOS_MATH::pow(a, b);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a || !b;
+  } else {
+    // NumPy rejects negative integer exponents; a kernel cannot raise, so follow C's truncation.
+    if (b < 0) return a == 1 ? T(1) : a == -1 ? ((b & 1) ? T(-1) : T(1)) : T(0);
+    T result = 1;
+    while (b) {
+      if (b & 1) result = wrap_mul(result, a);
+      a = wrap_mul(a, a);
+      b >>= 1;
+    }
+    return result;
+  }
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T maximum(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a > b ? a : b;
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T minimum(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a < b ? a : b;
+}
+
+// Counter-based generator (SplitMix64 finalizer applied twice): the value of element i depends
+// only on (seed, i), so random() gives the same global array for any number of ranks.
+KOKKOS_FORCEINLINE_FUNCTION std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T uniform(std::uint64_t seed, std::uint64_t counter) {
+  std::uint64_t h = mix(mix(seed + 0x9e3779b97f4a7c15ULL) ^ (counter * 0x9e3779b97f4a7c15ULL + 1));
+  if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
+  else
+    return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+}  // namespace tessera::detail::element

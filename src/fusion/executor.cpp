@@ -1,0 +1,216 @@
+// The executor: classify each argument of a task against the launch domain (aligned, halo,
+// redistribution, replicated), do one grouped halo exchange for all halo arguments, redistribute
+// what must move, launch the kernel, and complete reductions with an allreduce.
+
+#include <sstream>
+
+#include "tessera/comm/exchange.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/interpreter.hpp"
+#include "tessera/fusion/task.hpp"
+
+namespace tessera::detail {
+namespace {
+
+enum class Access { Replicated, Aligned, Halo, Redistributed };
+
+// Tile coordinates of dimension d of an ndim-array in the padded 3-D domain.
+int padded(int ndim, int d) { return 3 - ndim + d; }
+
+Accessor accessor_for(char* ptr, const Layout& layout, const Index3& first, int ndim) {
+  Accessor a;
+  a.ptr = ptr;
+  a.origin = layout.offset(first);
+  for (int d = 0; d < ndim; ++d) a.stride[padded(ndim, d)] = layout.stride[d];
+  return a;
+}
+
+Index3 view_extent(const Box& view) {
+  Index3 e{1, 1, 1};
+  for (int d = 0; d < view.ndim; ++d) e[d] = view.extent(d);
+  return e;
+}
+
+void finalize_reductions(const Task& task, const Kokkos::View<Accumulators, MemSpace>& partials, bool replicated) {
+  RuntimeState& rt = runtime();
+  // A replicated (0-d) domain was computed whole on every rank: there is nothing to combine.
+  for (std::size_t k = 0; k < task.reductions.size() && !replicated; ++k) {
+    const bool is_float = task.program.reduce_float[k];
+    char* slot = reinterpret_cast<char*>(partials.data()) + k * sizeof(Value);
+    rt.comm().allreduce(slot, 1, is_float ? DType::Float64 : DType::Int64, task.program.reduce_kinds[k]);
+    rt.stats().allreduces++;
+  }
+  for (std::size_t k = 0; k < task.reductions.size(); ++k) {
+    const ReductionOut& r = task.reductions[k];
+    const bool is_float = task.program.reduce_float[k];
+    const Finalize fin = r.finalize;
+    const double count = r.count;
+    const DType out_type = r.out->dtype();
+    char* out = r.out->data();
+    const int slot = static_cast<int>(k);
+    auto p = partials;
+    Kokkos::parallel_for(
+        "tessera::reduce[finalize]", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(int) {
+          const Value v = p().v[slot];
+          double f = is_float ? v.f64 : static_cast<double>(v.i64);
+          if (fin == Finalize::Mean) f = f / count;
+          if (fin == Finalize::Sqrt) f = TESSERA_KOKKOS_MATH::sqrt(f);
+          const bool exact_int = !is_float && fin == Finalize::None;
+          switch (out_type) {
+            case DType::Bool: *reinterpret_cast<bool*>(out) = exact_int ? v.i64 != 0 : f != 0.0; break;
+            case DType::Int32:
+              *reinterpret_cast<std::int32_t*>(out) =
+                  exact_int ? static_cast<std::int32_t>(v.i64) : static_cast<std::int32_t>(f);
+              break;
+            case DType::Int64:
+              *reinterpret_cast<std::int64_t*>(out) = exact_int ? v.i64 : static_cast<std::int64_t>(f);
+              break;
+            case DType::Float32: *reinterpret_cast<float*>(out) = static_cast<float>(f); break;
+            default: *reinterpret_cast<double*>(out) = f; break;
+          }
+        });
+    r.out->invalidate_halo();
+  }
+}
+
+}  // namespace
+
+void execute(const Task& task) {
+  RuntimeState& rt = runtime();
+  const Arg& key = task.args[task.key];
+  const int ndim = key.store->ndim();
+  const ProcessGrid& grid = rt.grid(ndim);
+  const Index3 my_coords = grid.coords(rt.rank());
+
+  // The launch domain: the key view's tiling; this rank computes its tile.
+  const Index3 domain_extent = view_extent(key.view);
+  const Tiling launch = key.store->tiling().restricted(key.view.lo, domain_extent);
+  const Box tile = ndim == 0 ? Box{} : launch.tile(my_coords);
+
+  const std::size_t nargs = task.args.size();
+  std::vector<Access> access(nargs, Access::Aligned);
+  std::vector<FetchRequest> halos;
+  std::vector<std::pair<Index3, Index3>> halo_widths;  // parallel to `halos`
+  std::vector<Kokkos::View<char*, MemSpace>> temporaries(nargs);
+  std::vector<FetchRequest> moves;
+  std::vector<std::size_t> move_arg;
+
+  for (std::size_t i = 0; i < nargs; ++i) {
+    const Arg& arg = task.args[i];
+    Store& s = *arg.store;
+    if (s.ndim() == 0) {
+      access[i] = Access::Replicated;
+      continue;
+    }
+    if (s.ndim() != ndim || view_extent(arg.view) != domain_extent)
+      raise("internal: argument ", i, " of ", task.label, " has view ", arg.view, " but the domain is ", key.view);
+    const Tiling t = s.tiling().restricted(arg.view.lo, domain_extent);
+    if (t.aligned(launch)) continue;
+    bool halo = t.same_cuts(launch);
+    Index3 lo{0, 0, 0}, hi{0, 0, 0};
+    for (int d = 0; d < ndim && halo; ++d) {
+      const std::int64_t shift = t.offset[d] - launch.offset[d];
+      if (std::abs(shift) > s.tiling().cuts[d]->min_nonempty_width) halo = false;
+      lo[d] = std::max<std::int64_t>(0, -shift);
+      hi[d] = std::max<std::int64_t>(0, shift);
+    }
+    if (arg.written)
+      raise("internal: ", task.label, " writes argument ", i, " through a view not aligned with its domain");
+    if (halo) {
+      access[i] = Access::Halo;
+      auto it = std::find_if(halos.begin(), halos.end(), [&](const FetchRequest& r) { return r.store == &s; });
+      if (it == halos.end()) {
+        halos.push_back(FetchRequest{&s, {}, nullptr, {}, true});
+        halo_widths.push_back({lo, hi});
+      } else {
+        auto& w = halo_widths[it - halos.begin()];
+        for (int d = 0; d < ndim; ++d)
+          w.first[d] = std::max(w.first[d], lo[d]), w.second[d] = std::max(w.second[d], hi[d]);
+      }
+    } else {
+      access[i] = Access::Redistributed;
+      Box need = shifted(tile, arg.view.lo);
+      temporaries[i] =
+          allocate(static_cast<std::size_t>(need.volume()) * size_of(s.dtype()), "tessera::redistribute", false);
+      FetchRequest req{&s, {}, temporaries[i].data(), Layout::row_major(need), false};
+      req.needed.resize(rt.size());
+      for (int r = 0; r < rt.size(); ++r) req.needed[r] = shifted(launch.tile(grid.coords(r)), arg.view.lo);
+      moves.push_back(std::move(req));
+      move_arg.push_back(i);
+    }
+  }
+
+  // One grouped exchange for every store that needs a wider valid halo than it has.
+  std::vector<FetchRequest> exchange;
+  std::ostringstream halo_log;
+  for (std::size_t h = 0; h < halos.size(); ++h) {
+    Store& s = *halos[h].store;
+    auto [lo, hi] = halo_widths[h];
+    bool covered = true;
+    for (int d = 0; d < ndim; ++d) {
+      covered = covered && lo[d] <= s.valid_lo()[d] && hi[d] <= s.valid_hi()[d];
+      lo[d] = std::max(lo[d], s.valid_lo()[d]);
+      hi[d] = std::max(hi[d], s.valid_hi()[d]);
+    }
+    if (covered) continue;
+    s.ensure_ghosts(lo, hi);
+    FetchRequest req{&s, {}, s.data(), s.layout(), true};
+    req.needed.resize(rt.size());
+    for (int r = 0; r < rt.size(); ++r)
+      req.needed[r] = intersect(bloat(s.tiling().tile(grid.coords(r)), lo, hi), s.full());
+    exchange.push_back(std::move(req));
+    s.set_valid(lo, hi);
+    if (rt.logging(LogTopic::Comm)) halo_log << " store#" << s.id();
+  }
+  if (!exchange.empty()) {
+    rt.stats().halo_bytes += fetch(rt.comm(), grid, exchange, "tessera::halo[exchange]");
+    rt.stats().halo_exchanges++;
+    if (rt.logging(LogTopic::Comm)) rt.log(LogTopic::Comm, "halo exchange for " + task.label + ":" + halo_log.str());
+  }
+  if (!moves.empty()) {
+    rt.stats().redistribution_bytes += fetch(rt.comm(), grid, moves, "tessera::redistribute");
+    rt.stats().redistributions += static_cast<std::int64_t>(moves.size());
+    if (rt.logging(LogTopic::Comm))
+      rt.log(LogTopic::Comm, "redistribution for " + task.label + ": " + std::to_string(moves.size()) +
+                                 " operand(s) not aligned with the launch domain and not a halo");
+  }
+
+  // Accessors and the launch.
+  std::vector<Accessor> accessors(nargs);
+  std::int64_t bytes = 0;
+  for (std::size_t i = 0; i < nargs; ++i) {
+    const Arg& arg = task.args[i];
+    Store& s = *arg.store;
+    if (access[i] == Access::Replicated) {
+      accessors[i].ptr = s.data();
+    } else if (access[i] == Access::Redistributed) {
+      Box need = shifted(tile, arg.view.lo);
+      accessors[i] = accessor_for(temporaries[i].data(), Layout::row_major(need), need.lo, ndim);
+    } else {
+      accessors[i] = accessor_for(s.data(), s.layout(), shifted(tile, arg.view.lo).lo, ndim);
+    }
+    bytes += (access[i] == Access::Replicated ? 1 : tile.volume()) * size_of(s.dtype());
+  }
+  Domain domain;
+  if (ndim > 0) {
+    std::int64_t stride = 1;
+    for (int d = ndim - 1; d >= 0; --d) {
+      domain.n[padded(ndim, d)] = tile.extent(d);
+      domain.global_origin[padded(ndim, d)] = tile.lo[d];
+      domain.global_stride[padded(ndim, d)] = stride;
+      stride *= domain_extent[d];
+    }
+  }
+  Kokkos::View<Accumulators, MemSpace> partials;
+  if (!task.reductions.empty()) partials = Kokkos::View<Accumulators, MemSpace>("tessera::partials");
+  interpret(task.label, task.program, accessors, domain, partials);
+  rt.stats().kernels++;
+  rt.stats().bytes_accessed += bytes;
+  for (const Arg& arg : task.args)
+    if (arg.written) arg.store->invalidate_halo();
+  if (rt.logging(LogTopic::Exec)) rt.log(LogTopic::Exec, task.label + ": " + task.program.describe());
+  if (!task.reductions.empty()) finalize_reductions(task, partials, ndim == 0);
+}
+
+}  // namespace tessera::detail

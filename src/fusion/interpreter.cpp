@@ -1,0 +1,275 @@
+#include "tessera/fusion/interpreter.hpp"
+
+#include <limits>
+
+#include "tessera/fusion/element_ops.hpp"
+
+namespace tessera::detail {
+namespace {
+
+// Host: a block of 64 elements per instruction amortizes decoding. Device: one element per thread.
+constexpr int kLanes = kDeviceIsHost ? 64 : 1;
+
+struct ReduceSlot {
+  ReduceKind kind;
+  bool is_float;
+};
+
+KOKKOS_INLINE_FUNCTION void reduce_identity(Value& v, ReduceSlot s) {
+  if (s.is_float) {
+    v.f64 = s.kind == ReduceKind::Sum    ? 0.0
+            : s.kind == ReduceKind::Prod ? 1.0
+            : s.kind == ReduceKind::Min  ? std::numeric_limits<double>::infinity()
+                                         : -std::numeric_limits<double>::infinity();
+  } else {
+    v.i64 = s.kind == ReduceKind::Sum    ? 0
+            : s.kind == ReduceKind::Prod ? 1
+            : s.kind == ReduceKind::Min  ? std::numeric_limits<std::int64_t>::max()
+                                         : std::numeric_limits<std::int64_t>::min();
+  }
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T combine(ReduceKind k, T a, T b) {
+  switch (k) {
+    case ReduceKind::Sum: return element::wrap_add(a, b);
+    case ReduceKind::Prod: return element::wrap_mul(a, b);
+    case ReduceKind::Min: return element::minimum(a, b);
+    default: return element::maximum(a, b);
+  }
+}
+
+template <class F>
+KOKKOS_FORCEINLINE_FUNCTION void by_type(DType t, F&& f) {
+  switch (t) {
+    case DType::Bool: f(bool{}); break;
+    case DType::Int32: f(std::int32_t{}); break;
+    case DType::Int64: f(std::int64_t{}); break;
+    case DType::Float32: f(float{}); break;
+    default: f(double{}); break;
+  }
+}
+
+// C++ conversion, except that anything converts to bool as "is nonzero" (NumPy's astype(bool)).
+template <class T, class S>
+KOKKOS_FORCEINLINE_FUNCTION T convert(S v) {
+  if constexpr (std::is_same_v<T, bool>)
+    return v != S(0);
+  else
+    return static_cast<T>(v);
+}
+
+template <int Lanes>
+struct Interpreter {
+  using value_type = Accumulators;
+
+  Kokkos::View<const Instr*, MemSpace> code;
+  Kokkos::View<const Value*, MemSpace> constants;
+  Kokkos::View<const Accessor*, MemSpace> args;
+  Domain domain;
+  std::int64_t blocks_per_row;
+  int ninstr;
+  int nreduce;
+  ReduceSlot slots[kMaxReductions];
+
+  KOKKOS_INLINE_FUNCTION void init(Accumulators& acc) const {
+    for (int k = 0; k < nreduce; ++k) reduce_identity(acc.v[k], slots[k]);
+  }
+  KOKKOS_INLINE_FUNCTION void join(Accumulators& dst, const Accumulators& src) const {
+    for (int k = 0; k < nreduce; ++k) {
+      if (slots[k].is_float)
+        dst.v[k].f64 = combine(slots[k].kind, dst.v[k].f64, src.v[k].f64);
+      else
+        dst.v[k].i64 = combine(slots[k].kind, dst.v[k].i64, src.v[k].i64);
+    }
+  }
+#ifdef TESSERA_KOKKOS_VOLATILE_JOIN
+  KOKKOS_INLINE_FUNCTION void join(volatile Accumulators& dst, const volatile Accumulators& src) const {
+    for (int k = 0; k < nreduce; ++k) {
+      if (slots[k].is_float)
+        dst.v[k].f64 = combine<double>(slots[k].kind, dst.v[k].f64, src.v[k].f64);
+      else
+        dst.v[k].i64 = combine<std::int64_t>(slots[k].kind, dst.v[k].i64, src.v[k].i64);
+    }
+  }
+#endif
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+    Accumulators unused;
+    run(item, unused);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, Accumulators& acc) const { run(item, acc); }
+
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T* element_ptr(int arg, std::int64_t i0, std::int64_t i1, std::int64_t j) const {
+    const Accessor& a = args(arg);
+    return reinterpret_cast<T*>(a.ptr) + (a.origin + i0 * a.stride[0] + i1 * a.stride[1] + j * a.stride[2]);
+  }
+
+  KOKKOS_INLINE_FUNCTION void run(std::int64_t item, Accumulators& acc) const {
+    const std::int64_t row = item / blocks_per_row;
+    const std::int64_t j0 = (item % blocks_per_row) * Lanes;
+    const std::int64_t i0 = row / domain.n[1], i1 = row % domain.n[1];
+    const int len = static_cast<int>(domain.n[2] - j0 < Lanes ? domain.n[2] - j0 : Lanes);
+    Value reg[kMaxRegisters][Lanes];
+
+    for (int pc = 0; pc < ninstr; ++pc) {
+      const Instr in = code(pc);
+      Value* d = reg[in.dst];
+      const Value* x = reg[in.a];
+      const Value* y = reg[in.b];
+      const Value* z = reg[in.c];
+      switch (in.op) {
+        case OpCode::Load:
+          by_type(in.type, [&](auto tag) {
+            using T = decltype(tag);
+            const std::int64_t s2 = args(in.a).stride[2];
+            const T* p = element_ptr<T>(in.a, i0, i1, j0);
+            for (int l = 0; l < len; ++l) as<T>(d[l]) = p[l * s2];
+          });
+          break;
+        case OpCode::Store:
+          by_type(in.type, [&](auto tag) {
+            using T = decltype(tag);
+            const std::int64_t s2 = args(in.a).stride[2];
+            T* p = element_ptr<T>(in.a, i0, i1, j0);
+            for (int l = 0; l < len; ++l) p[l * s2] = as<T>(y[l]);
+          });
+          break;
+        case OpCode::Const: {
+          const Value c = constants(in.a);
+          for (int l = 0; l < len; ++l) d[l] = c;
+          break;
+        }
+        case OpCode::Index: {
+          std::int64_t base = (domain.global_origin[0] + i0) * domain.global_stride[0] +
+                              (domain.global_origin[1] + i1) * domain.global_stride[1] +
+                              (domain.global_origin[2] + j0) * domain.global_stride[2];
+          for (int l = 0; l < len; ++l) d[l].i64 = base + l * domain.global_stride[2];
+          break;
+        }
+        case OpCode::Random: {
+          const std::uint64_t seed = static_cast<std::uint64_t>(constants(in.b).i64);
+          if (in.type == DType::Float32)
+            for (int l = 0; l < len; ++l) d[l].f32 = element::uniform<float>(seed, x[l].i64);
+          else
+            for (int l = 0; l < len; ++l) d[l].f64 = element::uniform<double>(seed, x[l].i64);
+          break;
+        }
+        case OpCode::Cast:
+          by_type(in.from, [&](auto from_tag) {
+            using S = decltype(from_tag);
+            by_type(in.type, [&](auto to_tag) {
+              using T = decltype(to_tag);
+              for (int l = 0; l < len; ++l) as<T>(d[l]) = convert<T>(as<S>(x[l]));
+            });
+          });
+          break;
+#define TESSERA_UNARY(OP, EXPR)             \
+  case OpCode::OP:                          \
+    by_type(in.type, [&](auto tag) {        \
+      using T = decltype(tag);              \
+      for (int l = 0; l < len; ++l) {       \
+        const T v = as<T>(x[l]);            \
+        as<T>(d[l]) = static_cast<T>(EXPR); \
+      }                                     \
+    });                                     \
+    break;
+          TESSERA_UNARY(Neg, element::neg(v))
+          TESSERA_UNARY(Abs, element::abs(v))
+          TESSERA_UNARY(Not, !v)
+#define TESSERA_FLOAT_UNARY(OP, FN)                                               \
+  case OpCode::OP:                                                                \
+    if (in.type == DType::Float32)                                                \
+      for (int l = 0; l < len; ++l) d[l].f32 = TESSERA_KOKKOS_MATH::FN(x[l].f32); \
+    else                                                                          \
+      for (int l = 0; l < len; ++l) d[l].f64 = TESSERA_KOKKOS_MATH::FN(x[l].f64); \
+    break;
+          TESSERA_FLOAT_UNARY(Sqrt, sqrt)
+          TESSERA_FLOAT_UNARY(Exp, exp)
+          TESSERA_FLOAT_UNARY(Log, log)
+          TESSERA_FLOAT_UNARY(Sin, sin)
+          TESSERA_FLOAT_UNARY(Cos, cos)
+          TESSERA_FLOAT_UNARY(Tanh, tanh)
+          TESSERA_FLOAT_UNARY(Erf, erf)
+#define TESSERA_BINARY(OP, EXPR)            \
+  case OpCode::OP:                          \
+    by_type(in.type, [&](auto tag) {        \
+      using T = decltype(tag);              \
+      for (int l = 0; l < len; ++l) {       \
+        const T u = as<T>(x[l]);            \
+        const T v = as<T>(y[l]);            \
+        as<T>(d[l]) = static_cast<T>(EXPR); \
+      }                                     \
+    });                                     \
+    break;
+          TESSERA_BINARY(Add, element::wrap_add(u, v))
+          TESSERA_BINARY(Sub, element::wrap_sub(u, v))
+          TESSERA_BINARY(Mul, element::wrap_mul(u, v))
+          TESSERA_BINARY(Div, element::divide(u, v))
+          TESSERA_BINARY(Pow, element::power(u, v))
+          TESSERA_BINARY(Max, element::maximum(u, v))
+          TESSERA_BINARY(Min, element::minimum(u, v))
+          TESSERA_BINARY(And, u && v)
+          TESSERA_BINARY(Or, u || v)
+#define TESSERA_COMPARE(OP, EXPR)     \
+  case OpCode::OP:                    \
+    by_type(in.type, [&](auto tag) {  \
+      using T = decltype(tag);        \
+      for (int l = 0; l < len; ++l) { \
+        const T u = as<T>(x[l]);      \
+        const T v = as<T>(y[l]);      \
+        d[l].b = (EXPR);              \
+      }                               \
+    });                               \
+    break;
+          TESSERA_COMPARE(Eq, u == v)
+          TESSERA_COMPARE(Ne, u != v)
+          TESSERA_COMPARE(Lt, u < v)
+          TESSERA_COMPARE(Le, u <= v)
+          TESSERA_COMPARE(Gt, u > v)
+          TESSERA_COMPARE(Ge, u >= v)
+        case OpCode::Where:
+          for (int l = 0; l < len; ++l) d[l] = x[l].b ? y[l] : z[l];
+          break;
+        case OpCode::Reduce: {
+          const ReduceSlot s = slots[in.dst];
+          Value& accv = acc.v[in.dst];
+          by_type(in.type, [&](auto tag) {
+            using T = decltype(tag);
+            if (s.is_float)
+              for (int l = 0; l < len; ++l)
+                accv.f64 = combine<double>(s.kind, accv.f64, static_cast<double>(as<T>(x[l])));
+            else
+              for (int l = 0; l < len; ++l)
+                accv.i64 = combine<std::int64_t>(s.kind, accv.i64, static_cast<std::int64_t>(as<T>(x[l])));
+          });
+          break;
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void interpret(const std::string& label, const Program& program, const std::vector<Accessor>& args,
+               const Domain& domain, const Kokkos::View<Accumulators, MemSpace>& partials) {
+  Interpreter<kLanes> f;
+  f.code = to_device(program.code, "tessera::program");
+  f.constants = to_device(program.constants, "tessera::constants");
+  f.args = to_device(args, "tessera::args");
+  f.domain = domain;
+  f.blocks_per_row = (domain.n[2] + kLanes - 1) / kLanes;
+  f.ninstr = static_cast<int>(program.code.size());
+  f.nreduce = static_cast<int>(program.reduce_kinds.size());
+  for (int k = 0; k < f.nreduce; ++k) f.slots[k] = {program.reduce_kinds[k], program.reduce_float[k]};
+  const std::int64_t items = domain.n[0] * domain.n[1] * f.blocks_per_row;
+  Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> policy(0, items);
+  if (f.nreduce == 0)
+    Kokkos::parallel_for(label, policy, f);
+  else
+    Kokkos::parallel_reduce(label, policy, f, partials);
+}
+
+}  // namespace tessera::detail

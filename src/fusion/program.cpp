@@ -1,0 +1,32 @@
+#include "tessera/fusion/program.hpp"
+
+#include <sstream>
+
+namespace tessera::detail {
+
+const char* name(OpCode op) {
+  static const char* names[] = {"load", "const", "index", "random", "cast",  "neg",   "abs", "sqrt", "exp",
+                                "log",  "sin",   "cos",   "tanh",   "erf",   "not",   "add", "sub",  "mul",
+                                "div",  "pow",   "max",   "min",    "and",   "or",    "eq",  "ne",   "lt",
+                                "le",   "gt",    "ge",    "where",  "store", "reduce"};
+  return names[static_cast<int>(op)];
+}
+
+const char* name(ReduceKind k) {
+  static const char* names[] = {"sum", "prod", "min", "max"};
+  return names[static_cast<int>(k)];
+}
+
+std::string Program::describe() const {
+  std::ostringstream out;
+  bool first = true;
+  for (const Instr& in : code) {
+    if (in.op == OpCode::Load || in.op == OpCode::Const) continue;
+    out << (first ? "" : " ") << name(in.op);
+    if (in.op == OpCode::Reduce) out << '.' << name(reduce_kinds[in.dst]);
+    first = false;
+  }
+  return out.str();
+}
+
+}  // namespace tessera::detail

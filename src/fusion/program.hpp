@@ -1,0 +1,81 @@
+#pragma once
+// FusedProgram: the straight-line, typed register program that a kernel runs per element.
+//
+// One user op is a program of a few instructions (load, cast, op, store); a fused group is the
+// concatenation of its ops' programs with loads of in-group values replaced by registers. Eager
+// execution (TESSERA_FUSION=0) and fusion run the same programs through the same executor.
+//
+//   c = a + 2.0 * b   (a, b float64)   =>   r0 = load a0;  r1 = load a1;  r2 = const 2.0;
+//                                           r3 = mul f64 r2 r1;  r4 = add f64 r0 r3;  store a2 <- r4
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/core/dtype.hpp"
+#include "tessera/core/value.hpp"
+
+namespace tessera::detail {
+
+enum class OpCode : std::uint8_t {
+  Load,    // r[dst] = arg[a] at this element                        (type: element type)
+  Const,   // r[dst] = constants[a]
+  Index,   // r[dst] = global row-major index of this element        (int64)
+  Random,  // r[dst] = uniform [0,1) from counter r[a], seed constants[b]  (float32/float64)
+  Cast,    // r[dst] = (type) r[a], r[a] of type `from`
+  Neg,
+  Abs,
+  Sqrt,
+  Exp,
+  Log,
+  Sin,
+  Cos,
+  Tanh,
+  Erf,
+  Not,  // r[dst] = f(r[a])
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Max,
+  Min,
+  And,
+  Or,  // r[dst] = r[a] op r[b]
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,      // r[dst] (bool) = r[a] cmp r[b] (type)
+  Where,   // r[dst] = r[a] ? r[b] : r[c]                            (type: of b and c)
+  Store,   // arg[a] at this element = r[b]
+  Reduce,  // accumulator[dst] op= r[a]                              (type: of r[a])
+};
+
+const char* name(OpCode op);
+
+enum class ReduceKind : std::uint8_t { Sum, Prod, Min, Max };
+const char* name(ReduceKind k);
+
+struct Instr {
+  OpCode op;
+  DType type;
+  DType from = DType::Bool;  // Cast: source type
+  std::uint16_t dst = 0, a = 0, b = 0, c = 0;
+};
+
+constexpr int kMaxRegisters = 64;
+constexpr int kMaxReductions = 8;
+
+struct Program {
+  std::vector<Instr> code;
+  std::vector<Value> constants;
+  int registers = 0;
+  std::vector<ReduceKind> reduce_kinds;  // accumulator slot -> kind
+  std::vector<bool> reduce_float;        // accumulator slot -> accumulates in double (else int64)
+
+  std::string describe() const;  // one line: the ops, for logs and kernel labels
+};
+
+}  // namespace tessera::detail

@@ -1,0 +1,40 @@
+#pragma once
+// Task: what the executor runs — a program, the deduplicated stores it touches (each through one
+// view) and the launch domain. An eager op is a task of one op; a fused group is a task of many.
+// The executor does not know which.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/array/store.hpp"
+#include "tessera/fusion/program.hpp"
+
+namespace tessera::detail {
+
+struct Arg {
+  std::shared_ptr<Store> store;
+  Box view;  // the region of the store the program sees, in store coordinates
+  bool written = false;
+};
+
+enum class Finalize : std::uint8_t { None, Mean, Sqrt };
+
+// Accumulator slot k of the program becomes the 0-d store `out` after the allreduce.
+struct ReductionOut {
+  std::shared_ptr<Store> out;
+  Finalize finalize = Finalize::None;
+  double count = 1;  // Mean: number of elements reduced
+};
+
+struct Task {
+  Program program;
+  std::vector<Arg> args;
+  int key = 0;  // the argument whose view is the launch domain
+  std::vector<ReductionOut> reductions;
+  std::string label;
+};
+
+void execute(const Task& task);
+
+}  // namespace tessera::detail
