@@ -114,7 +114,26 @@ class Array {
   using value_type = T;
 
   Array() = default;
-  explicit Array(detail::ArrayRef ref) : ref_(std::move(ref)) {}
+  explicit Array(detail::ArrayRef ref) : ref_(std::move(ref)) { hold(); }
+  Array(const Array& other) : ref_(other.ref_) { hold(); }
+  Array(Array&& other) noexcept : ref_(std::move(other.ref_)) { other.ref_ = {}; }
+  Array& operator=(const Array& other) {
+    if (this != &other) {
+      release();
+      ref_ = other.ref_;
+      hold();
+    }
+    return *this;
+  }
+  Array& operator=(Array&& other) noexcept {
+    if (this != &other) {
+      release();
+      ref_ = std::move(other.ref_);
+      other.ref_ = {};
+    }
+    return *this;
+  }
+  ~Array() { release(); }
 
   Shape shape() const { return ref_.valid() ? ref_.shape() : Shape{}; }
   std::int64_t size() const { return ref_.valid() ? ref_.size() : 0; }
@@ -190,6 +209,14 @@ class Array {
 
  private:
   static detail::SliceSpec spec(const Slice& s) { return {s.start, s.stop, s.stop_is_end, s.whole}; }
+  // User handles are counted apart from the runtime's references: a store with none left and no
+  // later reader in the op window is a temporary that fusion never allocates.
+  void hold() {
+    if (ref_.store) ref_.store->add_user_ref();
+  }
+  void release() {
+    if (ref_.store) ref_.store->drop_user_ref();
+  }
   detail::ArrayRef ref_;
 };
 

@@ -9,6 +9,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/runtime_state.hpp"
 #include "tessera/fusion/program_builder.hpp"
+#include "tessera/fusion/window.hpp"
 
 namespace tessera::detail {
 namespace {
@@ -18,12 +19,12 @@ ArrayRef generate(const char* what, DType type, const Shape& shape, Body body) {
   ArrayRef out = new_array(type, balanced_tiling(shape, what), false);
   Task task;
   ProgramBuilder b(task);
-  const int out_arg = b.arg(out.store, out.view, true);
+  const int out_arg = b.arg(out.store, out.view, true, true);
   b.store(out_arg, type, body(b));
   task.key = out_arg;
   task.label = std::string("tessera::op[") + what + "]";
   runtime().stats().ops++;
-  execute(task);
+  submit(std::move(task));
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/runtime_state.hpp"
 #include "tessera/fusion/program_builder.hpp"
+#include "tessera/fusion/window.hpp"
 
 namespace tessera::detail {
 namespace {
@@ -20,13 +21,26 @@ Value scalar_as(const Operand& o, DType to) {
 
 bool is_compare(OpCode op) { return op >= OpCode::Eq && op <= OpCode::Ge; }
 
+// Holds a user reference on a store for a scope: an intermediate the caller has not yet wrapped
+// in an Array<T> must not look like a dead temporary if the op window is flushed meanwhile.
+struct UserRef {
+  explicit UserRef(std::shared_ptr<Store> s) : store(std::move(s)) { store->add_user_ref(); }
+  UserRef(UserRef&& o) noexcept : store(std::move(o.store)) {}
+  ~UserRef() {
+    if (store) store->drop_user_ref();
+  }
+  std::shared_ptr<Store> store;
+};
+
 // NumPy semantics for `target op= f(views of target)`: the right-hand side reads the values from
 // before the write. A view of the target's store other than the target's own is copied first.
-std::vector<Operand> without_overlap(const std::vector<Operand>& operands, const ArrayRef& target) {
+std::vector<Operand> without_overlap(const std::vector<Operand>& operands, const ArrayRef& target,
+                                     std::vector<UserRef>& held) {
   std::vector<Operand> out = operands;
   for (Operand& o : out) {
     if (o.is_array && o.array.store == target.store && o.array.view != target.view) {
       ArrayRef copy = apply("copy", OpCode::Load, {o}, {o.array.dtype()}, o.array.dtype(), o.array.dtype());
+      held.emplace_back(copy.store);
       o = Operand::of(copy);
     }
   }
@@ -56,7 +70,8 @@ ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands
             shape_string(o.array.shape()));
     }
   }
-  const std::vector<Operand> operands = target ? without_overlap(operands_in, *target) : operands_in;
+  std::vector<UserRef> held;
+  const std::vector<Operand> operands = target ? without_overlap(operands_in, *target, held) : operands_in;
   ArrayRef out = target ? *target : new_array_like(result, *key);
 
   Task task;
@@ -81,12 +96,12 @@ ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands
     produced = is_compare(op) ? DType::Bool : op_type;
   }
   r = b.cast(r, produced, out.dtype());
-  const int out_arg = b.arg(out.store, out.view, true);
+  const int out_arg = b.arg(out.store, out.view, true, target == nullptr);
   b.store(out_arg, out.dtype(), r);
   task.key = out_arg;
   task.label = std::string("tessera::op[") + what + "]";
   rt.stats().ops++;
-  execute(task);
+  submit(std::move(task));
   return out;
 }
 

@@ -4,14 +4,16 @@
 #include "tessera/array/array_ref.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/window.hpp"
 
 namespace tessera::detail {
 
 std::vector<char> gather_bytes(const ArrayRef& a) {
   check_runtime(a, "to_host");
   RuntimeState& rt = runtime();
+  flush_window();
   fence("tessera::to_host");
-  const Store& s = *a.store;
+  Store& s = *a.store;
   const int esize = size_of(s.dtype());
   const Box mine = s.ndim() == 0 ? Box{} : intersect(a.view, s.owned());
   std::vector<char> packed(static_cast<std::size_t>(mine.volume()) * esize);

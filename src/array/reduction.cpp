@@ -6,6 +6,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/runtime_state.hpp"
 #include "tessera/fusion/program_builder.hpp"
+#include "tessera/fusion/window.hpp"
 
 namespace tessera::detail {
 
@@ -31,12 +32,11 @@ ArrayRef reduce(const char* what, ReduceKind kind, const ArrayRef& a, const Arra
   }
   if (square) r = b.binary(OpCode::Mul, compute, r, r);
   b.reduce(kind, is_float(compute), compute, r);
-  b.arg(out.store, out.view, true);
   task.key = arg;
   task.reductions.push_back(ReductionOut{out.store, finalize, static_cast<double>(a.size())});
   task.label = std::string("tessera::reduce[") + what + "]";
   runtime().stats().ops++;
-  execute(task);
+  submit(std::move(task));
   return out;
 }
 

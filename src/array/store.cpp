@@ -38,10 +38,9 @@ Kokkos::View<char*, MemSpace> allocate(std::size_t bytes, const char* label, boo
 }
 
 Store::Store(DType dtype, const Tiling& tiling, const Box& owned, bool initialize_zero)
-    : dtype_(dtype), tiling_(tiling), owned_(owned) {
+    : dtype_(dtype), tiling_(tiling), owned_(owned), zero_(initialize_zero) {
   RuntimeState& rt = runtime();
   id_ = rt.next_store_id();
-  data_ = allocate(static_cast<std::size_t>(owned.volume()) * size_of(dtype), "tessera::store", initialize_zero);
   rt.register_store(this);
 }
 
@@ -58,8 +57,10 @@ Box Store::full() const {
 
 Box Store::allocated() const { return bloat(owned_, ghost_lo_, ghost_hi_); }
 
-char* Store::data() const {
+char* Store::data() {
   if (released_) raise("array data used after the tessera::Runtime that owned it was destroyed");
+  if (!data_.data() && allocated().volume() > 0)
+    data_ = allocate(static_cast<std::size_t>(allocated().volume()) * size_of(dtype_), "tessera::store", zero_);
   return data_.data();
 }
 
@@ -71,6 +72,11 @@ void Store::ensure_ghosts(const Index3& lo, const Index3& hi) {
     if (hi[d] > new_hi[d]) new_hi[d] = hi[d], grow = true;
   }
   if (!grow) return;
+  if (!allocated_yet()) {  // nothing to keep: the first allocation will include the ghosts
+    ghost_lo_ = new_lo;
+    ghost_hi_ = new_hi;
+    return;
+  }
   const Box old_box = allocated();
   const Layout old_layout = layout();
   Box new_box = bloat(owned_, new_lo, new_hi);

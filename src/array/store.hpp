@@ -42,8 +42,17 @@ class Store {
   Box full() const;
   Box allocated() const;
   Layout layout() const { return Layout::row_major(allocated()); }
-  char* data() const;
-  std::size_t bytes() const { return data_.extent(0); }
+  // The device buffer, allocated on first use: a store that only ever lives in registers of a
+  // fused kernel (a temporary) is never allocated.
+  char* data();
+  bool allocated_yet() const { return data_.data() != nullptr; }
+
+  // Live Array<T> handles (user references), as opposed to the runtime's own references from
+  // recorded ops: a store written in a fused group with no user handle and no later reader is
+  // a temporary.
+  int user_refs() const { return user_refs_; }
+  void add_user_ref() { ++user_refs_; }
+  void drop_user_ref() { --user_refs_; }
 
   // Valid halo widths per side; the data of full() ∩ bloat(owned, valid) is current.
   const Index3& valid_lo() const { return valid_lo_; }
@@ -65,6 +74,8 @@ class Store {
   Index3 valid_lo_{0, 0, 0}, valid_hi_{0, 0, 0};
   Kokkos::View<char*, MemSpace> data_;
   std::uint64_t id_;
+  int user_refs_ = 0;
+  bool zero_ = false;
   bool released_ = false;
 };
 

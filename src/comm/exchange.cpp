@@ -30,7 +30,7 @@ std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vecto
   bool halo = true;
   for (const FetchRequest& req : requests) {
     halo = halo && req.in_place;
-    const Store& s = *req.store;
+    Store& s = *req.store;
     const int esize = size_of(s.dtype());
     const Box& mine = s.owned();
     const Box& my_need = req.needed[me];
@@ -60,7 +60,7 @@ std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vecto
     buffers.push_back(allocate(send_bytes[peer], "tessera::halo[send]", false));
     char* buf = buffers.back().data();
     for (const Piece& p : pieces) {
-      const Store& s = *p.request->store;
+      Store& s = *p.request->store;
       copy_box(s.data(), s.layout(), buf + p.offset, Layout::row_major(p.box), p.box, size_of(s.dtype()), label);
     }
     sends.push_back({peer, geometric_tag(grid, me, peer, halo), buf, send_bytes[peer]});
@@ -74,7 +74,7 @@ std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vecto
   comm.exchange(sends, receives);
   for (const Message& m : receives) {
     for (const Piece& p : to_receive[m.peer]) {
-      const Store& s = *p.request->store;
+      Store& s = *p.request->store;
       copy_box(m.data + p.offset, Layout::row_major(p.box), p.request->destination, p.request->destination_layout,
                p.box, size_of(s.dtype()), label);
     }

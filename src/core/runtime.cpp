@@ -9,6 +9,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/kokkos_compat.hpp"
 #include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/window.hpp"
 
 namespace tessera {
 namespace detail {
@@ -37,7 +38,9 @@ RuntimeState& runtime() {
 bool runtime_active() { return g_state != nullptr; }
 
 RuntimeState::RuntimeState(const Config& config, MPI_Comm parent)
-    : config_(config), comm_(std::make_unique<MpiCommunicator>(parent)) {
+    : config_(config),
+      comm_(std::make_unique<MpiCommunicator>(parent)),
+      window_(std::make_unique<Window>(config.window)) {
   for (int nd = 0; nd <= 3; ++nd) grids_[nd] = ProcessGrid(nd, comm_->size(), config_.grid);
   if (!config_.grid.empty()) {
     long product = 1;
@@ -56,6 +59,7 @@ RuntimeState::RuntimeState(const Config& config, MPI_Comm parent)
 }
 
 RuntimeState::~RuntimeState() {
+  window_.reset();
   // Arrays may outlive the runtime; their device memory may not outlive Kokkos.
   for (Store* s : stores_) s->release();
   stores_.clear();
@@ -93,7 +97,11 @@ Runtime::Runtime(int& argc, char**& argv, const Config& config) {
 }
 
 Runtime::~Runtime() {
-  flush();
+  try {
+    flush();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tessera: error while flushing at teardown: %s\n", e.what());
+  }
   delete detail::g_state;
   detail::g_state = nullptr;
   if (owns_kokkos_) Kokkos::finalize();
@@ -102,7 +110,10 @@ Runtime::~Runtime() {
 
 int Runtime::rank() const { return detail::runtime().rank(); }
 int Runtime::size() const { return detail::runtime().size(); }
-void Runtime::flush() { detail::fence("tessera::Runtime::flush"); }
+void Runtime::flush() {
+  detail::flush_window();
+  detail::fence("tessera::Runtime::flush");
+}
 Stats Runtime::stats() const { return detail::runtime().stats(); }
 void Runtime::reset_stats() { detail::runtime().stats() = Stats{}; }
 const Config& Runtime::config() const { return detail::runtime().config(); }

@@ -9,6 +9,7 @@
 #include "tessera/comm/mpi_communicator.hpp"
 #include "tessera/core/config.hpp"
 #include "tessera/core/stats.hpp"
+#include "tessera/fusion/window.hpp"
 #include "tessera/partition/process_grid.hpp"
 
 namespace tessera::detail {
@@ -28,6 +29,7 @@ class RuntimeState {
   int size() const { return comm_->size(); }
   const ProcessGrid& grid(int ndim) const { return grids_[ndim]; }
   Stats& stats() { return stats_; }
+  Window& window() { return *window_; }
 
   bool logging(LogTopic t) const { return (log_mask_ & static_cast<unsigned>(t)) != 0; }
   void log(LogTopic t, const std::string& line) const;
@@ -39,6 +41,7 @@ class RuntimeState {
  private:
   Config config_;
   std::unique_ptr<MpiCommunicator> comm_;
+  std::unique_ptr<Window> window_;
   std::array<ProcessGrid, 4> grids_;
   Stats stats_;
   unsigned log_mask_ = 0;

@@ -32,18 +32,18 @@ Index3 view_extent(const Box& view) {
   return e;
 }
 
-void finalize_reductions(const Task& task, const Kokkos::View<Accumulators, MemSpace>& partials, bool replicated) {
+void finalize_reductions(const Launch& task, const Kokkos::View<Accumulators, MemSpace>& partials, bool replicated) {
   RuntimeState& rt = runtime();
   // A replicated (0-d) domain was computed whole on every rank: there is nothing to combine.
   for (std::size_t k = 0; k < task.reductions.size() && !replicated; ++k) {
-    const bool is_float = task.program.reduce_float[k];
+    const bool is_float = task.program->reduce_float[k];
     char* slot = reinterpret_cast<char*>(partials.data()) + k * sizeof(Value);
-    rt.comm().allreduce(slot, 1, is_float ? DType::Float64 : DType::Int64, task.program.reduce_kinds[k]);
+    rt.comm().allreduce(slot, 1, is_float ? DType::Float64 : DType::Int64, task.program->reduce_kinds[k]);
     rt.stats().allreduces++;
   }
   for (std::size_t k = 0; k < task.reductions.size(); ++k) {
     const ReductionOut& r = task.reductions[k];
-    const bool is_float = task.program.reduce_float[k];
+    const bool is_float = task.program->reduce_float[k];
     const Finalize fin = r.finalize;
     const double count = r.count;
     const DType out_type = r.out->dtype();
@@ -76,9 +76,9 @@ void finalize_reductions(const Task& task, const Kokkos::View<Accumulators, MemS
 
 }  // namespace
 
-void execute(const Task& task) {
+void execute(const Launch& task) {
   RuntimeState& rt = runtime();
-  const Arg& key = task.args[task.key];
+  const Arg& key = task.domain;
   const int ndim = key.store->ndim();
   const ProcessGrid& grid = rt.grid(ndim);
   const Index3 my_coords = grid.coords(rt.rank());
@@ -104,7 +104,7 @@ void execute(const Task& task) {
       continue;
     }
     if (s.ndim() != ndim || view_extent(arg.view) != domain_extent)
-      raise("internal: argument ", i, " of ", task.label, " has view ", arg.view, " but the domain is ", key.view);
+      raise("internal: argument ", i, " of ", *task.label, " has view ", arg.view, " but the domain is ", key.view);
     const Tiling t = s.tiling().restricted(arg.view.lo, domain_extent);
     if (t.aligned(launch)) continue;
     bool halo = t.same_cuts(launch);
@@ -116,7 +116,7 @@ void execute(const Task& task) {
       hi[d] = std::max<std::int64_t>(0, shift);
     }
     if (arg.written)
-      raise("internal: ", task.label, " writes argument ", i, " through a view not aligned with its domain");
+      raise("internal: ", *task.label, " writes argument ", i, " through a view not aligned with its domain");
     if (halo) {
       access[i] = Access::Halo;
       auto it = std::find_if(halos.begin(), halos.end(), [&](const FetchRequest& r) { return r.store == &s; });
@@ -166,13 +166,13 @@ void execute(const Task& task) {
   if (!exchange.empty()) {
     rt.stats().halo_bytes += fetch(rt.comm(), grid, exchange, "tessera::halo[exchange]");
     rt.stats().halo_exchanges++;
-    if (rt.logging(LogTopic::Comm)) rt.log(LogTopic::Comm, "halo exchange for " + task.label + ":" + halo_log.str());
+    if (rt.logging(LogTopic::Comm)) rt.log(LogTopic::Comm, "halo exchange for " + *task.label + ":" + halo_log.str());
   }
   if (!moves.empty()) {
     rt.stats().redistribution_bytes += fetch(rt.comm(), grid, moves, "tessera::redistribute");
     rt.stats().redistributions += static_cast<std::int64_t>(moves.size());
     if (rt.logging(LogTopic::Comm))
-      rt.log(LogTopic::Comm, "redistribution for " + task.label + ": " + std::to_string(moves.size()) +
+      rt.log(LogTopic::Comm, "redistribution for " + *task.label + ": " + std::to_string(moves.size()) +
                                  " operand(s) not aligned with the launch domain and not a halo");
   }
 
@@ -204,12 +204,12 @@ void execute(const Task& task) {
   }
   Kokkos::View<Accumulators, MemSpace> partials;
   if (!task.reductions.empty()) partials = Kokkos::View<Accumulators, MemSpace>("tessera::partials");
-  interpret(task.label, task.program, accessors, domain, partials);
+  interpret(*task.label, *task.program, accessors, domain, partials);
   rt.stats().kernels++;
   rt.stats().bytes_accessed += bytes;
   for (const Arg& arg : task.args)
     if (arg.written) arg.store->invalidate_halo();
-  if (rt.logging(LogTopic::Exec)) rt.log(LogTopic::Exec, task.label + ": " + task.program.describe());
+  if (rt.logging(LogTopic::Exec)) rt.log(LogTopic::Exec, *task.label + ": " + task.program->describe());
   if (!task.reductions.empty()) finalize_reductions(task, partials, ndim == 0);
 }
 

@@ -4,15 +4,16 @@
 
 namespace tessera::detail {
 
-int ProgramBuilder::arg(const std::shared_ptr<Store>& store, const Box& view, bool written) {
+int ProgramBuilder::arg(const std::shared_ptr<Store>& store, const Box& view, bool written, bool created) {
   for (std::size_t i = 0; i < task_.args.size(); ++i) {
     Arg& a = task_.args[i];
     if (a.store == store && a.view == view) {
       a.written = a.written || written;
+      a.created = a.created || created;
       return static_cast<int>(i);
     }
   }
-  task_.args.push_back(Arg{store, view, written});
+  task_.args.push_back(Arg{store, view, written, created});
   return static_cast<int>(task_.args.size() - 1);
 }
 

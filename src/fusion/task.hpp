@@ -16,6 +16,7 @@ struct Arg {
   std::shared_ptr<Store> store;
   Box view;  // the region of the store the program sees, in store coordinates
   bool written = false;
+  bool created = false;  // the op that wrote it also created the store (fusion: may be a temporary)
 };
 
 enum class Finalize : std::uint8_t { None, Mean, Sqrt };
@@ -35,6 +36,19 @@ struct Task {
   std::string label;
 };
 
-void execute(const Task& task);
+// What the executor runs. The domain is a view used for its geometry only (never read or
+// written), so a fused group whose key operand is an elided temporary still has a domain.
+struct Launch {
+  const Program* program = nullptr;
+  std::vector<Arg> args;
+  Arg domain;
+  std::vector<ReductionOut> reductions;
+  const std::string* label = nullptr;
+};
+
+void execute(const Launch& launch);
+inline void execute(const Task& task) {
+  execute(Launch{&task.program, task.args, task.args[task.key], task.reductions, &task.label});
+}
 
 }  // namespace tessera::detail

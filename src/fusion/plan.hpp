@@ -1,0 +1,63 @@
+#pragma once
+// Plan: what the planner decided for one window, in terms of canonical store numbers (stores
+// renamed in order of first use), so that it can be cached and replayed on the next window with
+// the same signature: a steady loop pays for planning once.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/fusion/task.hpp"
+
+namespace tessera::detail {
+
+struct PlannedArg {
+  int store = 0;  // canonical store number
+  Box view;
+  bool written = false;
+};
+
+struct PlannedReduction {
+  int store = 0;
+  Finalize finalize = Finalize::None;
+  double count = 1;
+};
+
+// One kernel: a fused group (or a materialized scalar op).
+struct PlannedGroup {
+  Program program;
+  std::vector<PlannedArg> args;
+  PlannedArg domain;  // the launch domain: geometry only, never accessed
+  std::vector<PlannedReduction> reductions;
+  std::string label;    // tessera::fused[...]
+  std::string explain;  // one line for TESSERA_LOG=fusion
+};
+
+struct Plan {
+  std::vector<PlannedGroup> groups;
+  int consumed = 0;  // ops [0, consumed) are executed; the rest stay in the window
+};
+
+// The canonical description of a window: equal signatures get equal plans.
+struct WindowSignature {
+  std::vector<std::uint64_t> words;
+  std::uint64_t hash = 0;
+  friend bool operator==(const WindowSignature& a, const WindowSignature& b) { return a.words == b.words; }
+};
+
+// The window's ops with their stores numbered in order of first use.
+struct CanonicalWindow {
+  std::vector<std::shared_ptr<Store>> stores;     // canonical number -> store
+  std::vector<std::vector<int>> arg_store;        // op -> arg -> canonical number
+  std::vector<std::vector<int>> reduction_store;  // op -> reduction -> canonical number
+  std::vector<std::uint64_t> op_hash;             // per op, independent of which stores it touches
+  WindowSignature signature;
+};
+
+CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything);
+
+// Plans the window. `everything`: execute all ops (a flush); otherwise (the window is full) leave
+// the last group in the window so that windows start where the program's loop does.
+Plan make_plan(const std::vector<Task>& ops, const CanonicalWindow& window, bool everything);
+
+}  // namespace tessera::detail

@@ -1,0 +1,561 @@
+// The window planner: cut the window into the longest groups that the five fusion rules allow,
+// decide which stores are temporaries, and build one fused program per group.
+//
+// Rules (DESIGN.md): an op joins the current group only if
+//   1. its launch domain has the same tiling as the group's;
+//   2. it does not read or write a store that the group wrote through a different view;
+//   3. it does not write a store that the group read through a different view;
+//   4. it does not read a value reduced in the group;
+//   5. the group's halos can be exchanged before it starts (follows from 2: a shifted read of a
+//      store written in the group is a read through a different view).
+// Scalar-only ops (0-d in, 0-d out) are not grouped: their consumers recompute them inline, and
+// they run as kernels of their own only if their result is still needed after the window.
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "tessera/core/error.hpp"
+#include "tessera/fusion/plan.hpp"
+
+namespace tessera::detail {
+namespace {
+
+std::uint64_t mix64(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+std::uint64_t pack(const Instr& in) {
+  return static_cast<std::uint64_t>(in.op) | static_cast<std::uint64_t>(in.type) << 8 |
+         static_cast<std::uint64_t>(in.from) << 16 | static_cast<std::uint64_t>(in.dst) << 24 |
+         static_cast<std::uint64_t>(in.a) << 40 | static_cast<std::uint64_t>(in.b) << 56;
+}
+
+std::uint64_t bits(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+std::string short_name(const std::string& label) {
+  auto open = label.find('[');
+  auto close = label.rfind(']');
+  return open == std::string::npos ? label : label.substr(open + 1, close - open - 1);
+}
+
+bool is_scalar_domain(const Task& t) { return t.args[t.key].store->ndim() == 0; }
+
+Tiling launch_tiling(const Arg& key) {
+  Index3 extent{1, 1, 1};
+  for (int d = 0; d < key.view.ndim; ++d) extent[d] = key.view.extent(d);
+  return key.store->tiling().restricted(key.view.lo, extent);
+}
+
+}  // namespace
+
+CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
+  CanonicalWindow w;
+  std::unordered_map<const Store*, int> number;
+  auto canon = [&](const std::shared_ptr<Store>& s) {
+    auto [it, fresh] = number.emplace(s.get(), static_cast<int>(w.stores.size()));
+    if (fresh) w.stores.push_back(s);
+    return it->second;
+  };
+  std::uint64_t h = everything ? 1 : 2;
+  auto& words = w.signature.words;
+  words.push_back(h);
+  w.arg_store.resize(ops.size());
+  w.reduction_store.resize(ops.size());
+  w.op_hash.resize(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Task& t = ops[i];
+    std::uint64_t oh = 0x1234;
+    for (const Instr& in : t.program.code) oh = mix64(oh, pack(in) ^ (std::uint64_t(in.c) << 32));
+    for (const Value& v : t.program.constants) oh = mix64(oh, static_cast<std::uint64_t>(v.i64));
+    for (std::size_t k = 0; k < t.program.reduce_kinds.size(); ++k)
+      oh = mix64(oh, static_cast<std::uint64_t>(t.program.reduce_kinds[k]) * 2 + t.program.reduce_float[k]);
+    oh = mix64(oh, static_cast<std::uint64_t>(t.key));
+    for (const char c : t.label) oh = mix64(oh, static_cast<unsigned char>(c));
+    for (const Arg& a : t.args) {
+      const Tiling& tl = a.store->tiling();
+      oh = mix64(oh, static_cast<std::uint64_t>(a.store->dtype()) | std::uint64_t(a.written) << 8 |
+                         std::uint64_t(a.created) << 9 | std::uint64_t(a.store->user_refs() > 0) << 10 |
+                         std::uint64_t(tl.ndim) << 12);
+      for (int d = 0; d < kMaxDims; ++d) {
+        oh = mix64(oh, static_cast<std::uint64_t>(a.view.lo[d]) * 31 + static_cast<std::uint64_t>(a.view.hi[d]));
+        oh = mix64(oh, reinterpret_cast<std::uintptr_t>(tl.cuts[d].get()) ^ static_cast<std::uint64_t>(tl.offset[d]) ^
+                           (static_cast<std::uint64_t>(tl.extent[d]) << 32));
+      }
+    }
+    for (const ReductionOut& r : t.reductions)
+      oh = mix64(oh,
+                 static_cast<std::uint64_t>(r.finalize) ^ bits(r.count) ^ (std::uint64_t(r.out->user_refs() > 0) << 3));
+    w.op_hash[i] = oh;
+    words.push_back(oh);
+    for (const Arg& a : t.args) {
+      w.arg_store[i].push_back(canon(a.store));
+      words.push_back(static_cast<std::uint64_t>(w.arg_store[i].back()));
+    }
+    for (const ReductionOut& r : t.reductions) {
+      w.reduction_store[i].push_back(canon(r.out));
+      words.push_back(static_cast<std::uint64_t>(w.reduction_store[i].back()) | (1ULL << 40));
+    }
+  }
+  for (std::uint64_t x : words) h = mix64(h, x);
+  w.signature.hash = h;
+  return w;
+}
+
+namespace {
+
+struct ViewKey {
+  int store;
+  Box view;
+  bool operator<(const ViewKey& o) const {
+    if (store != o.store) return store < o.store;
+    if (view.lo != o.view.lo) return view.lo < o.view.lo;
+    return view.hi < o.view.hi;
+  }
+};
+
+class Planner {
+ public:
+  Planner(const std::vector<Task>& ops, const CanonicalWindow& w, bool everything)
+      : ops_(ops), w_(w), everything_(everything), n_(static_cast<int>(ops.size())) {}
+
+  Plan run() {
+    analyse();
+    form_groups();
+    choose_cut();
+    Plan plan;
+    plan.consumed = cut_;
+    // Groups and materialized scalar ops, in program order.
+    std::size_t g = 0;
+    for (int i = 0; i < cut_; ++i) {
+      while (g < groups_.size() && !groups_[g].ops.empty() && groups_[g].ops.front() == i) {
+        plan.groups.push_back(build_group(groups_[g]));
+        ++g;
+      }
+      if (floating_[i] && must_materialize(i)) plan.groups.push_back(build_scalar(i));
+    }
+    return plan;
+  }
+
+ private:
+  struct Group {
+    std::vector<int> ops;
+    std::string reason = "end of window";
+  };
+
+  // Per op: which stores it reads/writes, and which scalar ops produce its 0-d inputs.
+  void analyse() {
+    const int nstores = static_cast<int>(w_.stores.size());
+    last_write_.assign(nstores, -1);
+    producer_.assign(nstores, -1);
+    created_.assign(nstores, false);
+    readers_.assign(nstores, {});
+    floating_.assign(n_, false);
+    for (int i = 0; i < n_; ++i) {
+      const Task& t = ops_[i];
+      for (std::size_t a = 0; a < t.args.size(); ++a) {
+        const int s = w_.arg_store[i][a];
+        if (t.args[a].written) last_write_[s] = i;
+        if (t.args[a].created) created_[s] = true;
+        if (reads(i, static_cast<int>(a))) readers_[s].push_back(i);
+      }
+      for (int s : w_.reduction_store[i]) last_write_[s] = i, created_[s] = true;
+    }
+    for (int i = 0; i < n_; ++i) {
+      const Task& t = ops_[i];
+      if (!is_scalar_domain(t) || !t.reductions.empty()) continue;
+      int written = 0, out = -1;
+      bool ok = true;
+      for (std::size_t a = 0; a < t.args.size(); ++a) {
+        const int s = w_.arg_store[i][a];
+        if (t.args[a].written) {
+          ++written;
+          out = s;
+          ok = ok && t.args[a].created;
+        } else if (last_write_[s] > i) {
+          ok = false;  // an input changes later in the window: recomputing it later would be wrong
+        }
+      }
+      if (ok && written == 1) {
+        floating_[i] = true;
+        producer_[out] = i;
+      }
+    }
+  }
+
+  // Does op i load argument a (as opposed to only storing it)?
+  bool reads(int i, int a) const {
+    for (const Instr& in : ops_[i].program.code)
+      if (in.op == OpCode::Load && in.a == a) return true;
+    return false;
+  }
+
+  // The stores op i reads, seen through the scalar ops it will inline.
+  void effective_reads(int i, std::vector<ViewKey>& out) const {
+    const Task& t = ops_[i];
+    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      if (!reads(i, static_cast<int>(a))) continue;
+      const int s = w_.arg_store[i][a];
+      const int p = producer_[s];
+      if (p >= 0 && p < i)
+        effective_reads(p, out);
+      else
+        out.push_back({s, t.args[a].view});
+    }
+  }
+
+  void form_groups() {
+    std::map<int, Box> written;            // store -> view written in the group
+    std::map<int, std::vector<Box>> read;  // store -> views read in the group
+    std::vector<char> reduced(w_.stores.size(), 0);
+    Tiling domain;
+    bool domain_scalar = false;
+    Group current;
+    auto close = [&](std::string reason) {
+      if (current.ops.empty()) return;
+      current.reason = std::move(reason);
+      groups_.push_back(std::move(current));
+      current = Group{};
+      written.clear();
+      read.clear();
+      std::fill(reduced.begin(), reduced.end(), 0);
+    };
+    for (int i = 0; i < n_; ++i) {
+      if (floating_[i]) continue;
+      const Task& t = ops_[i];
+      const bool scalar = is_scalar_domain(t);
+      const Tiling tiling = scalar ? Tiling{} : launch_tiling(t.args[t.key]);
+      std::string why;
+      std::ostringstream msg;
+      if (!current.ops.empty()) {
+        if (scalar != domain_scalar || (!scalar && !tiling.aligned(domain))) {
+          msg << "rule 1 (launch domain): op " << i << " (" << short_name(t.label) << ") runs over a different tiling";
+          why = msg.str();
+        }
+        std::vector<ViewKey> reads_i;
+        effective_reads(i, reads_i);
+        for (const ViewKey& r : reads_i) {
+          if (!why.empty()) break;
+          auto it = written.find(r.store);
+          if (it != written.end() && it->second != r.view) {
+            msg << "rule 2 (true dependence): op " << i << " (" << short_name(t.label) << ") reads store#"
+                << w_.stores[r.store]->id() << " through " << r.view << ", written in the group through " << it->second;
+            why = msg.str();
+          } else if (reduced[r.store]) {
+            msg << "rule 4 (reduction): op " << i << " (" << short_name(t.label) << ") reads store#"
+                << w_.stores[r.store]->id() << ", reduced in the group";
+            why = msg.str();
+          }
+        }
+        for (std::size_t a = 0; a < t.args.size() && why.empty(); ++a) {
+          if (!t.args[a].written) continue;
+          const int s = w_.arg_store[i][a];
+          auto it = written.find(s);
+          if (it != written.end() && it->second != t.args[a].view) {
+            msg << "rule 2 (true dependence): op " << i << " (" << short_name(t.label) << ") writes store#"
+                << w_.stores[s]->id() << " through " << t.args[a].view << ", written in the group through "
+                << it->second;
+            why = msg.str();
+            break;
+          }
+          auto rt = read.find(s);
+          if (rt != read.end())
+            for (const Box& v : rt->second)
+              if (v != t.args[a].view) {
+                msg << "rule 3 (anti-dependence): op " << i << " (" << short_name(t.label) << ") writes store#"
+                    << w_.stores[s]->id() << " through " << t.args[a].view << ", read in the group through " << v;
+                why = msg.str();
+                break;
+              }
+        }
+        if (!why.empty()) close(why);
+      }
+      if (current.ops.empty()) {
+        domain = tiling;
+        domain_scalar = scalar;
+      }
+      current.ops.push_back(i);
+      std::vector<ViewKey> reads_i;
+      effective_reads(i, reads_i);
+      for (const ViewKey& r : reads_i) read[r.store].push_back(r.view);
+      for (std::size_t a = 0; a < t.args.size(); ++a)
+        if (t.args[a].written) written[w_.arg_store[i][a]] = t.args[a].view;
+      for (int s : w_.reduction_store[i]) reduced[s] = 1;
+    }
+    close(everything_ ? "flush" : "window full");
+  }
+
+  // Where this window stops: everything on a flush; otherwise before the last group, or, if the
+  // window is one group, where the op stream repeats its first op (a loop's next iteration).
+  void choose_cut() {
+    cut_ = n_;
+    if (everything_) return;
+    if (groups_.size() >= 2) {
+      cut_ = groups_.back().ops.front();
+      // A last group longer than half the window would make the next window re-plan at once.
+      if (n_ - cut_ > n_ / 2) cut_ = n_;
+    } else {
+      for (int j = n_ - 1; j > 0; --j)
+        if (w_.op_hash[j] == w_.op_hash[0]) {
+          cut_ = j;
+          break;
+        }
+    }
+    for (Group& g : groups_) {
+      auto end = std::lower_bound(g.ops.begin(), g.ops.end(), cut_);
+      if (end != g.ops.end()) g.reason = "window full: continued in the next window";
+      g.ops.erase(end, g.ops.end());
+    }
+    groups_.erase(std::remove_if(groups_.begin(), groups_.end(), [](const Group& g) { return g.ops.empty(); }),
+                  groups_.end());
+  }
+
+  bool must_materialize(int i) const {
+    const int out = written_store(i);
+    if (w_.stores[out]->user_refs() > 0) return true;
+    for (int r : readers_[out])
+      if (r >= cut_) return true;
+    return false;
+  }
+
+  int written_store(int i) const {
+    const Task& t = ops_[i];
+    for (std::size_t a = 0; a < t.args.size(); ++a)
+      if (t.args[a].written) return w_.arg_store[i][a];
+    return -1;
+  }
+
+  // A store written in a group must be kept if anything can see it after the group.
+  bool live_after(int store, const std::vector<int>& group) const {
+    if (w_.stores[store]->user_refs() > 0 || !created_[store]) return true;
+    for (int r : readers_[store])
+      if (!std::binary_search(group.begin(), group.end(), r)) return true;
+    return false;
+  }
+
+  struct Builder {
+    PlannedGroup g;
+    std::map<ViewKey, int> arg_index;
+    std::map<ViewKey, int> forwarded;  // value last stored to (store, view) in this group
+    std::map<int, int> inlined;        // scalar op -> register holding its result
+    std::vector<int> elided;           // temporaries never allocated
+
+    int arg(int store, const Box& view, bool written) {
+      auto [it, fresh] = arg_index.emplace(ViewKey{store, view}, static_cast<int>(g.args.size()));
+      if (fresh)
+        g.args.push_back({store, view, written});
+      else
+        g.args[it->second].written = g.args[it->second].written || written;
+      return it->second;
+    }
+    int reg() { return g.program.registers++; }
+  };
+
+  // Emits op i into the builder; returns the register of the value it stored (scalar ops).
+  int emit(Builder& b, int i, const std::vector<int>* group) {
+    const Task& t = ops_[i];
+    std::vector<int> r(t.program.registers, -1);
+    int stored = -1;
+    auto R = [&](int x) { return static_cast<std::uint16_t>(r[x]); };
+    for (const Instr& in : t.program.code) {
+      Instr out = in;
+      switch (in.op) {
+        case OpCode::Load: {
+          const int s = w_.arg_store[i][in.a];
+          const Box& view = t.args[in.a].view;
+          const int p = producer_[s];
+          if (p >= 0 && p < i && floating_[p]) {
+            auto it = b.inlined.find(p);
+            r[in.dst] = it != b.inlined.end() ? it->second : (b.inlined[p] = emit(b, p, nullptr));
+            continue;
+          }
+          auto fw = b.forwarded.find({s, view});
+          if (fw != b.forwarded.end()) {
+            r[in.dst] = fw->second;
+            continue;
+          }
+          out.a = static_cast<std::uint16_t>(b.arg(s, view, false));
+          out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
+          break;
+        }
+        case OpCode::Store: {
+          const int s = w_.arg_store[i][in.a];
+          const Box& view = t.args[in.a].view;
+          stored = r[in.b];
+          b.forwarded[{s, view}] = stored;
+          if (group == nullptr) continue;  // inlined scalar op: a register only
+          if (!live_after(s, *group)) {
+            if (std::find(b.elided.begin(), b.elided.end(), s) == b.elided.end()) b.elided.push_back(s);
+            continue;
+          }
+          out.a = static_cast<std::uint16_t>(b.arg(s, view, true));
+          out.b = R(in.b);
+          break;
+        }
+        case OpCode::Const:
+          b.g.program.constants.push_back(t.program.constants[in.a]);
+          out.a = static_cast<std::uint16_t>(b.g.program.constants.size() - 1);
+          out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
+          break;
+        case OpCode::Random:
+          b.g.program.constants.push_back(t.program.constants[in.b]);
+          out.a = R(in.a);
+          out.b = static_cast<std::uint16_t>(b.g.program.constants.size() - 1);
+          out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
+          break;
+        case OpCode::Reduce: {
+          const int slot = static_cast<int>(b.g.program.reduce_kinds.size());
+          if (slot >= kMaxReductions) raise("internal: more than ", kMaxReductions, " reductions in a fused group");
+          b.g.program.reduce_kinds.push_back(t.program.reduce_kinds[in.dst]);
+          b.g.program.reduce_float.push_back(t.program.reduce_float[in.dst]);
+          const ReductionOut& ro = t.reductions[in.dst];
+          b.g.reductions.push_back({w_.reduction_store[i][in.dst], ro.finalize, ro.count});
+          out.dst = static_cast<std::uint16_t>(slot);
+          out.a = R(in.a);
+          break;
+        }
+        case OpCode::Index: out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg()); break;
+        default:  // arithmetic: remap operands, then the destination
+          out.a = R(in.a);
+          out.b = in.op == OpCode::Where || in.op >= OpCode::Add ? R(in.b) : 0;
+          out.c = in.op == OpCode::Where ? R(in.c) : 0;
+          out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
+          break;
+      }
+      b.g.program.code.push_back(out);
+    }
+    return stored;
+  }
+
+  PlannedGroup build_group(const Group& group) {
+    Builder b;
+    const Task& first = ops_[group.ops.front()];
+    for (int i : group.ops) emit(b, i, &group.ops);
+    finish(b, first, group.ops.front());
+    std::ostringstream names, explain;
+    for (std::size_t k = 0; k < group.ops.size(); ++k) names << (k ? "," : "") << short_name(ops_[group.ops[k]].label);
+    b.g.label = (group.ops.size() == 1 ? first.label : "tessera::fused[" + names.str() + "]");
+    explain << "group of " << group.ops.size() << " op(s) [" << group.ops.front() << ".." << group.ops.back()
+            << "]: " << names.str() << " | ended: " << group.reason << " | temporaries elided: " << b.elided.size();
+    std::int64_t read_bytes = 0, write_bytes = 0;
+    std::int64_t shifted = 0;
+    const Box& domain = first.args[first.key].view;
+    for (const PlannedArg& a : b.g.args) {
+      const Store& s = *w_.stores[a.store];
+      std::int64_t bytes = a.view.volume() * size_of(s.dtype());
+      (a.written ? write_bytes : read_bytes) += bytes;
+      if (s.ndim() > 0 && !a.written && a.view.lo != domain.lo) ++shifted;
+    }
+    explain << " | shifted reads (halo or redistribution): " << shifted << " | bytes read " << read_bytes
+            << ", written " << write_bytes << " (global)";
+    b.g.explain = explain.str();
+    return std::move(b.g);
+  }
+
+  PlannedGroup build_scalar(int i) {
+    Builder b;
+    std::vector<int> self{i};
+    emit(b, i, &self);
+    finish(b, ops_[i], i);
+    b.g.label = ops_[i].label;
+    b.g.explain =
+        "scalar op " + std::to_string(i) + " (" + short_name(ops_[i].label) + ") materialized: used after the window";
+    return std::move(b.g);
+  }
+
+  // The domain (geometry only: the first op's key view) and register allocation.
+  void finish(Builder& b, const Task& first, int first_index) {
+    b.g.domain = {w_.arg_store[first_index][first.key], first.args[first.key].view, false};
+    allocate_registers(b.g.program);
+  }
+
+  // Linear scan over the straight-line code: a register is reused once its last reader has run.
+  static void allocate_registers(Program& p) {
+    const int n = p.registers;
+    std::vector<int> last_use(n, -1);
+    auto sources = [](const Instr& in, int* out) {
+      int k = 0;
+      switch (in.op) {
+        case OpCode::Load:
+        case OpCode::Const:
+        case OpCode::Index: break;
+        case OpCode::Store: out[k++] = in.b; break;
+        case OpCode::Where: out[k++] = in.a, out[k++] = in.b, out[k++] = in.c; break;
+        case OpCode::Random:
+        case OpCode::Cast:
+        case OpCode::Reduce: out[k++] = in.a; break;
+        default:
+          out[k++] = in.a;
+          if (in.op >= OpCode::Add) out[k++] = in.b;
+      }
+      return k;
+    };
+    auto defines = [](const Instr& in) { return in.op != OpCode::Store && in.op != OpCode::Reduce; };
+    int src[3];
+    for (int pc = 0; pc < static_cast<int>(p.code.size()); ++pc) {
+      int k = sources(p.code[pc], src);
+      for (int j = 0; j < k; ++j) last_use[src[j]] = pc;
+    }
+    std::vector<int> phys(n, -1), free_list;
+    int used = 0;
+    for (int pc = 0; pc < static_cast<int>(p.code.size()); ++pc) {
+      Instr& in = p.code[pc];
+      int k = sources(in, src);
+      int mapped[3];
+      for (int j = 0; j < k; ++j) mapped[j] = phys[src[j]];
+      for (int j = 0; j < k; ++j)
+        if (last_use[src[j]] == pc && std::count(free_list.begin(), free_list.end(), phys[src[j]]) == 0)
+          free_list.push_back(phys[src[j]]);
+      if (defines(in)) {
+        int r;
+        if (!free_list.empty())
+          r = free_list.back(), free_list.pop_back();
+        else
+          r = used++;
+        const int ssa = in.dst;
+        phys[ssa] = r;
+        in.dst = static_cast<std::uint16_t>(r);
+        if (last_use[ssa] < 0) free_list.push_back(r);  // dead value: reuse at once
+      }
+      switch (in.op) {
+        case OpCode::Store: in.b = static_cast<std::uint16_t>(mapped[0]); break;
+        case OpCode::Where:
+          in.a = static_cast<std::uint16_t>(mapped[0]), in.b = static_cast<std::uint16_t>(mapped[1]),
+          in.c = static_cast<std::uint16_t>(mapped[2]);
+          break;
+        case OpCode::Load:
+        case OpCode::Const:
+        case OpCode::Index: break;
+        default:
+          if (k >= 1) in.a = static_cast<std::uint16_t>(mapped[0]);
+          if (k >= 2) in.b = static_cast<std::uint16_t>(mapped[1]);
+      }
+    }
+    p.registers = used;
+    if (used > kMaxRegisters) raise("internal: fused program needs ", used, " registers, more than ", kMaxRegisters);
+  }
+
+  const std::vector<Task>& ops_;
+  const CanonicalWindow& w_;
+  bool everything_;
+  int n_;
+  int cut_ = 0;
+  std::vector<int> last_write_, producer_;
+  std::vector<bool> created_, floating_;
+  std::vector<std::vector<int>> readers_;
+  std::vector<Group> groups_;
+};
+
+}  // namespace
+
+Plan make_plan(const std::vector<Task>& ops, const CanonicalWindow& window, bool everything) {
+  return Planner(ops, window, everything).run();
+}
+
+}  // namespace tessera::detail

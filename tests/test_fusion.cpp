@@ -1,0 +1,226 @@
+// Structural tests of the fusion layer: counts from stats() (never times) for the reference
+// workloads, each also checked against a host reference, plus the plan cache in steady loops.
+
+#include <cmath>
+
+#include "support.hpp"
+
+namespace {
+
+class FusionTest : public TesseraTest {
+ protected:
+  ts::Config config() const override {
+    ts::Config c;
+    c.fusion = true;
+    return c;
+  }
+};
+
+ts::Array<double> cnd(const ts::Array<double>& d) {
+  const double a1 = 0.31938153, a2 = -0.356563782, a3 = 1.781477937, a4 = -1.821255978, a5 = 1.330274429;
+  const double rsqrt2pi = 0.39894228040143267793994605993438;
+  auto k = 1.0 / (1.0 + 0.2316419 * ts::abs(d));
+  auto tail = rsqrt2pi * ts::exp(-0.5 * d * d) * (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
+  return ts::where(d > 0.0, 1.0 - tail, tail);
+}
+
+double cnd_host(double d) {
+  const double a1 = 0.31938153, a2 = -0.356563782, a3 = 1.781477937, a4 = -1.821255978, a5 = 1.330274429;
+  const double rsqrt2pi = 0.39894228040143267793994605993438;
+  double k = 1.0 / (1.0 + 0.2316419 * std::abs(d));
+  double tail = rsqrt2pi * std::exp(-0.5 * d * d) * (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
+  return d > 0.0 ? 1.0 - tail : tail;
+}
+
+// One iteration of cuNumeric's Black-Scholes, writing into preallocated outputs.
+void black_scholes(const ts::Array<double>& S, const ts::Array<double>& X, const ts::Array<double>& T,
+                   ts::Array<double>& call, ts::Array<double>& put) {
+  const double R = 0.02, V = 0.3;
+  auto sqrt_t = ts::sqrt(T);
+  auto d1 = ts::log(S / X) + (R + 0.5 * V * V) * T / (V * sqrt_t);
+  auto d2 = d1 - V * sqrt_t;
+  auto cnd_d1 = cnd(d1);
+  auto cnd_d2 = cnd(d2);
+  auto exp_rt = ts::exp(-R * T);
+  call.assign(S * cnd_d1 - X * exp_rt * cnd_d2);
+  put.assign(X * exp_rt * (1.0 - cnd_d2) - S * (1.0 - cnd_d1));
+}
+
+}  // namespace
+
+TEST_F(FusionTest, BlackScholesIterationIsOneKernelWithoutTemporaries) {
+  const std::int64_t n = 1001;
+  auto S = ts::random<double>({n}, 1) * 25.0 + 5.0;
+  auto X = ts::random<double>({n}, 2) * 99.0 + 1.0;
+  auto T = ts::random<double>({n}, 3) * 9.75 + 0.25;
+  auto call = ts::zeros<double>({n});
+  auto put = ts::zeros<double>({n});
+  black_scholes(S, X, T, call, put);  // warm-up: allocates call and put (zeros are allocated lazily)
+  rt().flush();
+  const ts::Stats before = rt().stats();
+  const int iters = 5;
+  for (int it = 0; it < iters; ++it) {
+    black_scholes(S, X, T, call, put);
+    rt().flush();
+  }
+  const ts::Stats after = rt().stats();
+  EXPECT_EQ(after.kernels - before.kernels, iters);  // no temporaries, no second pass
+  EXPECT_EQ(after.stores_allocated - before.stores_allocated, 0);
+  EXPECT_EQ(after.halo_exchanges - before.halo_exchanges, 0);
+
+  auto s = S.to_host(), x = X.to_host(), t = T.to_host();
+  std::vector<double> want_call(n), want_put(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double R = 0.02, V = 0.3, sq = std::sqrt(t[i]);
+    double d1 = std::log(s[i] / x[i]) + (R + 0.5 * V * V) * t[i] / (V * sq);
+    double d2 = d1 - V * sq;
+    double e = std::exp(-R * t[i]);
+    want_call[i] = s[i] * cnd_host(d1) - x[i] * e * cnd_host(d2);
+    want_put[i] = x[i] * e * (1.0 - cnd_host(d2)) - s[i] * (1.0 - cnd_host(d1));
+  }
+  EXPECT_TRUE(close(call.to_host(), want_call, 1e-12));
+  EXPECT_TRUE(close(put.to_host(), want_put, 1e-12));
+}
+
+TEST_F(FusionTest, StencilIterationIsTwoKernelsAndOneHaloExchange) {
+  const std::int64_t n = 23, m = 17;
+  auto grid = ts::random<double>({n, m}, 5);
+  std::vector<double> host = grid.to_host();
+  auto center = grid(ts::slice(1, -1), ts::slice(1, -1));
+  auto north = grid(ts::slice(0, -2), ts::slice(1, -1));
+  auto east = grid(ts::slice(1, -1), ts::slice(2, ts::end));
+  auto west = grid(ts::slice(1, -1), ts::slice(0, -2));
+  auto south = grid(ts::slice(2, ts::end), ts::slice(1, -1));
+  const int iters = 6;
+  const ts::Stats before = rt().stats();
+  for (int it = 0; it < iters; ++it) {
+    center.assign(0.2 * (center + north + east + west + south));
+    rt().flush();
+  }
+  const ts::Stats after = rt().stats();
+  EXPECT_LE(after.kernels - before.kernels, 2 * iters);
+  if (rt().size() > 1) EXPECT_LE(after.halo_exchanges - before.halo_exchanges, iters);
+  EXPECT_EQ(after.redistributions - before.redistributions, 0);
+
+  for (int it = 0; it < iters; ++it) {
+    std::vector<double> next = host;
+    for (std::int64_t i = 1; i < n - 1; ++i)
+      for (std::int64_t j = 1; j < m - 1; ++j)
+        next[i * m + j] = 0.2 * (host[i * m + j] + host[(i - 1) * m + j] + host[i * m + j + 1] + host[i * m + j - 1] +
+                                 host[(i + 1) * m + j]);
+    host = next;
+  }
+  EXPECT_TRUE(close(grid.to_host(), host, 1e-12));
+}
+
+// Matrix-free CG on the 2-D Poisson problem (5-point Laplacian, zero Dirichlet boundary): every
+// vector is an (n+2)^2 grid whose frame stays zero, and the solver works on interior views.
+TEST_F(FusionTest, ConjugateGradientIterationIsAtMostFourKernelsWithoutHostSync) {
+  const std::int64_t n = 15, N = n + 2;
+  auto inner = [](const ts::Array<double>& a) { return a(ts::slice(1, -1), ts::slice(1, -1)); };
+  auto b = ts::zeros<double>({N, N});
+  inner(b).assign(ts::random<double>({n, n}, 9));
+  auto x = ts::zeros<double>({N, N});
+  auto r = ts::copy(b);
+  auto p = ts::copy(b);
+  auto q = ts::zeros<double>({N, N});
+  auto rr = ts::dot(inner(r), inner(r));
+  const std::vector<double> bh = b.to_host();
+  rt().flush();
+
+  const int iters = 8;
+  const ts::Stats before = rt().stats();
+  for (int it = 0; it < iters; ++it) {
+    inner(q).assign(4.0 * inner(p) - p(ts::slice(0, -2), ts::slice(1, -1)) -
+                    p(ts::slice(2, ts::end), ts::slice(1, -1)) - p(ts::slice(1, -1), ts::slice(0, -2)) -
+                    p(ts::slice(1, -1), ts::slice(2, ts::end)));
+    auto alpha = rr / ts::dot(inner(p), inner(q));
+    inner(x) += alpha * inner(p);
+    inner(r) -= alpha * inner(q);
+    auto rr_new = ts::dot(inner(r), inner(r));
+    auto beta = rr_new / rr;
+    inner(p).assign(inner(r) + beta * inner(p));
+    rr = rr_new;
+  }
+  rt().flush();
+  const ts::Stats after = rt().stats();
+  EXPECT_LE(after.kernels - before.kernels, 4 * iters);
+  EXPECT_EQ(after.gathers - before.gathers, 0);  // no host synchronization inside the loop
+
+  // Host reference: the same iterations, serially.
+  std::vector<double> xh(N * N, 0.0), rh = bh, ph = bh, qh(N * N, 0.0);
+  auto dot = [&](const std::vector<double>& u, const std::vector<double>& v) {
+    double s = 0;
+    for (std::int64_t i = 1; i <= n; ++i)
+      for (std::int64_t j = 1; j <= n; ++j) s += u[i * N + j] * v[i * N + j];
+    return s;
+  };
+  double rrh = dot(rh, rh);
+  for (int it = 0; it < iters; ++it) {
+    for (std::int64_t i = 1; i <= n; ++i)
+      for (std::int64_t j = 1; j <= n; ++j)
+        qh[i * N + j] =
+            4.0 * ph[i * N + j] - ph[(i - 1) * N + j] - ph[(i + 1) * N + j] - ph[i * N + j - 1] - ph[i * N + j + 1];
+    double alpha = rrh / dot(ph, qh);
+    for (std::int64_t i = 1; i <= n; ++i)
+      for (std::int64_t j = 1; j <= n; ++j) {
+        xh[i * N + j] += alpha * ph[i * N + j];
+        rh[i * N + j] -= alpha * qh[i * N + j];
+      }
+    double rr_new = dot(rh, rh);
+    double beta = rr_new / rrh;
+    for (std::int64_t i = 1; i <= n; ++i)
+      for (std::int64_t j = 1; j <= n; ++j) ph[i * N + j] = rh[i * N + j] + beta * ph[i * N + j];
+    rrh = rr_new;
+  }
+  EXPECT_TRUE(close(x.to_host(), xh, 1e-10));
+  EXPECT_NEAR(rr.item(), rrh, 1e-10 * std::max(1.0, rrh));
+}
+
+TEST_F(FusionTest, SteadyLoopsHitThePlanCache) {
+  const std::int64_t n = 257;
+  auto S = ts::random<double>({n}, 1) * 25.0 + 5.0;
+  auto X = ts::random<double>({n}, 2) * 99.0 + 1.0;
+  auto T = ts::random<double>({n}, 3) * 9.75 + 0.25;
+  auto call = ts::zeros<double>({n});
+  auto put = ts::zeros<double>({n});
+  auto grid = ts::random<double>({31, 29}, 4);
+  auto center = grid(ts::slice(1, -1), ts::slice(1, -1));
+  const int iters = 200;
+  rt().flush();
+  const ts::Stats before = rt().stats();
+  for (int it = 0; it < iters; ++it) {
+    black_scholes(S, X, T, call, put);
+    center.assign(0.2 *
+                  (center + grid(ts::slice(0, -2), ts::slice(1, -1)) + grid(ts::slice(1, -1), ts::slice(2, ts::end)) +
+                   grid(ts::slice(1, -1), ts::slice(0, -2)) + grid(ts::slice(2, ts::end), ts::slice(1, -1))));
+  }
+  rt().flush();
+  const ts::Stats after = rt().stats();
+  const double hits = static_cast<double>(after.plan_cache_hits - before.plan_cache_hits);
+  const double misses = static_cast<double>(after.plan_cache_misses - before.plan_cache_misses);
+  EXPECT_GE(hits / (hits + misses), 0.95) << "hits " << hits << " misses " << misses;
+}
+
+TEST_F(FusionTest, FusedMatchesUnfusedOnMixedProgram) {
+  // Reductions feeding later ops, in-place updates through views, temporaries that die.
+  const std::int64_t n = 41;
+  auto a = ts::random<double>({n}, 11);
+  auto b = ts::arange<int32_t>(n);
+  auto c = ts::where(a > 0.5, a * b, -a);
+  auto mean = ts::mean(c);
+  c -= mean;
+  c(ts::slice(1, ts::end)).assign(c(ts::slice(0, -1)) + 1.0);
+  auto s = ts::sum(c * c) / ts::max(ts::abs(c));
+  std::vector<double> ah = a.to_host(), ch(n);
+  double m = 0;
+  for (std::int64_t i = 0; i < n; ++i) ch[i] = ah[i] > 0.5 ? ah[i] * double(i) : -ah[i], m += ch[i];
+  m /= double(n);
+  for (auto& v : ch) v -= m;
+  std::vector<double> shifted = ch;
+  for (std::int64_t i = 1; i < n; ++i) shifted[i] = ch[i - 1] + 1.0;
+  double ss = 0, mx = 0;
+  for (double v : shifted) ss += v * v, mx = std::max(mx, std::abs(v));
+  EXPECT_TRUE(close(c.to_host(), shifted, 1e-12));
+  EXPECT_NEAR(s.item(), ss / mx, 1e-12 * std::max(1.0, ss / mx));
+}
