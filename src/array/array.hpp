@@ -99,6 +99,7 @@ ArrayRef arithmetic(const char* what, OpCode op, const A& a, const B& b, const A
   constexpr DType t = binary_dtype<A, B>();
   DType compute = op == OpCode::Div ? divide_result(t) : t;
   OpCode code = arithmetic_op(what, op, compute);
+  if (target) check_runtime(*target, what);  // before reading its dtype: it may be empty
   DType result = target ? target->dtype() : compute;
   if (target) check_in_place(what, compute, result);
   return apply(what, code, {to_operand(a), to_operand(b)}, {compute, compute}, compute, result, target);

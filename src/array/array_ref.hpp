@@ -37,7 +37,8 @@ struct Operand {
   Value scalar{};
   DType scalar_type = DType::Float64;
 
-  static Operand of(const ArrayRef& a) { return Operand{a, true, {}, a.dtype()}; }
+  // An empty (default-constructed) array is accepted here and rejected by the operation that uses it.
+  static Operand of(const ArrayRef& a) { return Operand{a, true, {}, a.valid() ? a.dtype() : DType::Float64}; }
   template <class S>
   static Operand of_scalar(S x) {
     Operand o;

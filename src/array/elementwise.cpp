@@ -106,10 +106,10 @@ ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands
 }
 
 void assign(const ArrayRef& target, const Operand& source) {
-  if (source.is_array && source.array.store == target.store && source.array.view == target.view) {
-    check_runtime(target, "assign");
-    return;
-  }
+  // Before reading dtypes: either side may be an empty (default-constructed) array.
+  check_runtime(target, "assign");
+  if (source.is_array) check_runtime(source.array, "assign");
+  if (source.is_array && source.array.store == target.store && source.array.view == target.view) return;
   const DType from = source.is_array ? source.array.dtype() : target.dtype();
   apply("assign", OpCode::Load, {source}, {from}, from, target.dtype(), &target);
 }

@@ -76,7 +76,8 @@ void finalize_reductions(const Launch& task, const Kokkos::View<Accumulators, Me
 
 }  // namespace
 
-void execute(const Launch& task) {
+ExecReport execute(const Launch& task) {
+  ExecReport report;
   RuntimeState& rt = runtime();
   const Arg& key = task.domain;
   const int ndim = key.store->ndim();
@@ -164,10 +165,13 @@ void execute(const Launch& task) {
     if (rt.logging(LogTopic::Comm)) halo_log << " store#" << s.id();
   }
   if (!exchange.empty()) {
-    rt.stats().halo_bytes += fetch(rt.comm(), grid, exchange, "tessera::halo[exchange]");
+    report.halo_stores = static_cast<int>(exchange.size());
+    report.halo_bytes = fetch(rt.comm(), grid, exchange, "tessera::halo[exchange]");
+    rt.stats().halo_bytes += report.halo_bytes;
     rt.stats().halo_exchanges++;
     if (rt.logging(LogTopic::Comm)) rt.log(LogTopic::Comm, "halo exchange for " + *task.label + ":" + halo_log.str());
   }
+  report.redistributions = static_cast<int>(moves.size());
   if (!moves.empty()) {
     rt.stats().redistribution_bytes += fetch(rt.comm(), grid, moves, "tessera::redistribute");
     rt.stats().redistributions += static_cast<std::int64_t>(moves.size());
@@ -211,6 +215,7 @@ void execute(const Launch& task) {
     if (arg.written) arg.store->invalidate_halo();
   if (rt.logging(LogTopic::Exec)) rt.log(LogTopic::Exec, *task.label + ": " + task.program->describe());
   if (!task.reductions.empty()) finalize_reductions(task, partials, ndim == 0);
+  return report;
 }
 
 }  // namespace tessera::detail

@@ -440,7 +440,7 @@ class Planner {
     finish(b, first, group.ops.front());
     std::ostringstream names, explain;
     for (std::size_t k = 0; k < group.ops.size(); ++k) names << (k ? "," : "") << short_name(ops_[group.ops[k]].label);
-    b.g.label = (group.ops.size() == 1 ? first.label : "tessera::fused[" + names.str() + "]");
+    b.g.label = group.ops.size() == 1 ? first.label : fused_label(group.ops);
     explain << "group of " << group.ops.size() << " op(s) [" << group.ops.front() << ".." << group.ops.back()
             << "]: " << names.str() << " | ended: " << group.reason << " | temporaries elided: " << b.elided.size();
     std::int64_t read_bytes = 0, write_bytes = 0;
@@ -456,6 +456,16 @@ class Planner {
             << ", written " << write_bytes << " (global)";
     b.g.explain = explain.str();
     return std::move(b.g);
+  }
+
+  // tessera::fused[sqrt,multiply,...+57]: short enough for profiler timelines.
+  std::string fused_label(const std::vector<int>& group) const {
+    constexpr std::size_t kShown = 6;
+    std::string label = "tessera::fused[";
+    for (std::size_t k = 0; k < std::min(kShown, group.size()); ++k)
+      label += (k ? "," : "") + short_name(ops_[group[k]].label);
+    if (group.size() > kShown) label += ",...+" + std::to_string(group.size() - kShown);
+    return label + "]";
   }
 
   PlannedGroup build_scalar(int i) {

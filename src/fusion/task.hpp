@@ -46,9 +46,16 @@ struct Launch {
   const std::string* label = nullptr;
 };
 
-void execute(const Launch& launch);
-inline void execute(const Task& task) {
-  execute(Launch{&task.program, task.args, task.args[task.key], task.reductions, &task.label});
+// What an execution moved, for logs.
+struct ExecReport {
+  int halo_stores = 0;
+  std::int64_t halo_bytes = 0;
+  int redistributions = 0;
+};
+
+ExecReport execute(const Launch& launch);
+inline ExecReport execute(const Task& task) {
+  return execute(Launch{&task.program, task.args, task.args[task.key], task.reductions, &task.label});
 }
 
 }  // namespace tessera::detail

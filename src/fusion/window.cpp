@@ -22,6 +22,7 @@ void Window::run(bool everything) {
   auto it = cache_.find(window.signature);
   if (it == cache_.end()) {
     rt.stats().plan_cache_misses++;
+    if (cache_.size() >= kMaxPlans) cache_.clear();  // a program whose windows never repeat
     it = cache_.emplace(window.signature, make_plan(ops_, window, everything)).first;
   } else {
     rt.stats().plan_cache_hits++;
@@ -52,8 +53,12 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window) {
     launch.domain = Arg{window.stores[g.domain.store], g.domain.view, false, false};
     for (const PlannedReduction& r : g.reductions)
       launch.reductions.push_back(ReductionOut{window.stores[r.store], r.finalize, r.count});
-    if (rt.logging(LogTopic::Fusion)) rt.log(LogTopic::Fusion, g.label + ": " + g.explain);
-    execute(launch);
+    const ExecReport report = execute(launch);
+    if (rt.logging(LogTopic::Fusion))
+      rt.log(LogTopic::Fusion, g.label + ": " + g.explain +
+                                   " | halos exchanged: " + std::to_string(report.halo_stores) + " store(s), " +
+                                   std::to_string(report.halo_bytes) +
+                                   " bytes received | redistributed: " + std::to_string(report.redistributions));
   }
 }
 

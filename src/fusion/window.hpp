@@ -23,6 +23,7 @@ class Window {
   void execute_plan(const Plan& plan, const CanonicalWindow& window);
 
   static constexpr int kMaxCapacity = 4096;
+  static constexpr std::size_t kMaxPlans = 4096;
   int capacity_;
   std::vector<Task> ops_;
   struct Hash {

@@ -1,0 +1,243 @@
+// tessera-bench: measurements of tessera on its own workloads. Each measurement prints one JSON
+// line (--json) or a table row; validation failures exit non-zero. Progress goes to stderr.
+//
+//   tessera-bench overhead --n 16 --iters 2000 --fusion on --json
+//   mpirun -n 2 tessera-bench chain --n 1048576 --iters 20
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <tessera/tessera.hpp>
+
+namespace ts = tessera;
+
+namespace {
+
+struct Options {
+  std::string workload;
+  std::int64_t n = 0;
+  int iters = 0;
+  int warmup = 3;
+  bool fusion = true;
+  bool json = false;
+};
+
+struct Result {
+  double ms_per_iter = 0, ms_per_iter_min = 0;
+  double min_bytes_per_iter = 0;  // the bytes a perfect implementation must move
+  double ops_per_iter = 0;
+  ts::Stats delta;
+  int iters = 0;
+  bool check = false;
+  std::string note;
+};
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr,
+               "tessera-bench: %s\nusage: tessera-bench overhead|chain|stencil [--n N] [--iters K] [--warmup W] "
+               "[--fusion on|off] [--json]\n",
+               why);
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  if (argc < 2) usage("missing workload");
+  o.workload = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(("missing value after " + a).c_str());
+      return argv[++i];
+    };
+    auto integer = [&](const std::string& v) {
+      char* end = nullptr;
+      long long x = std::strtoll(v.c_str(), &end, 10);
+      if (!end || *end || x <= 0) usage(("bad value for " + a + ": " + v).c_str());
+      return x;
+    };
+    if (a == "--n")
+      o.n = integer(value());
+    else if (a == "--iters")
+      o.iters = static_cast<int>(integer(value()));
+    else if (a == "--warmup")
+      o.warmup = static_cast<int>(integer(value()));
+    else if (a == "--fusion") {
+      std::string v = value();
+      if (v != "on" && v != "off") usage("--fusion takes on or off");
+      o.fusion = v == "on";
+    } else if (a == "--json")
+      o.json = true;
+    else
+      usage(("unknown option " + a).c_str());
+  }
+  return o;
+}
+
+ts::Stats minus(const ts::Stats& a, const ts::Stats& b) {
+  ts::Stats d;
+  d.ops = a.ops - b.ops;
+  d.kernels = a.kernels - b.kernels;
+  d.halo_exchanges = a.halo_exchanges - b.halo_exchanges;
+  d.halo_bytes = a.halo_bytes - b.halo_bytes;
+  d.stores_allocated = a.stores_allocated - b.stores_allocated;
+  d.bytes_accessed = a.bytes_accessed - b.bytes_accessed;
+  d.plan_cache_hits = a.plan_cache_hits - b.plan_cache_hits;
+  d.plan_cache_misses = a.plan_cache_misses - b.plan_cache_misses;
+  return d;
+}
+
+// Times `iteration` (which must end with rt.flush() or a synchronizing call) per iteration.
+template <class Body>
+Result time_loop(ts::Runtime& rt, const Options& o, Body iteration) {
+  for (int i = 0; i < o.warmup; ++i) iteration();
+  rt.flush();
+  Result r;
+  r.iters = o.iters;
+  const ts::Stats before = rt.stats();
+  std::vector<double> times;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < o.iters; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    iteration();
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    if (rt.rank() == 0 && o.iters >= 10 && (i + 1) % (o.iters / 10) == 0)
+      std::fprintf(stderr, "  %s: %d/%d\r", o.workload.c_str(), i + 1, o.iters);
+  }
+  rt.flush();
+  const double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (rt.rank() == 0 && o.iters >= 10) std::fprintf(stderr, "\n");
+  r.delta = minus(rt.stats(), before);
+  r.ms_per_iter = total / o.iters;
+  r.ms_per_iter_min = *std::min_element(times.begin(), times.end());
+  return r;
+}
+
+// Per-op host cost on tiny arrays: recording, plan-cache lookup and launch dominate.
+Result overhead(ts::Runtime& rt, const Options& o) {
+  const int chain = 24;
+  auto x = ts::random<double>({o.n}, 1);
+  auto y = ts::random<double>({o.n}, 2);
+  std::vector<double> xh = x.to_host(), yh = y.to_host();
+  Result r = time_loop(rt, o, [&] {
+    for (int k = 0; k < chain / 3; ++k) x.assign(x * 0.5 + y);  // 3 ops: multiply, add, assign
+    rt.flush();
+  });
+  r.ops_per_iter = chain;
+  r.min_bytes_per_iter = 3.0 * 8.0 * static_cast<double>(o.n) * chain / 3;
+  // Check: x_{k+1} = 0.5 x_k + y, applied (warmup + iters) * chain/2 times.
+  const int steps = (o.warmup + o.iters) * chain / 3;
+  for (int s = 0; s < steps; ++s)
+    for (std::size_t i = 0; i < xh.size(); ++i) xh[i] = xh[i] * 0.5 + yh[i];
+  std::vector<double> got = x.to_host();
+  r.check = true;
+  for (std::size_t i = 0; i < xh.size(); ++i)
+    r.check = r.check && std::abs(got[i] - xh[i]) <= 1e-12 * std::max(1.0, std::abs(xh[i]));
+  return r;
+}
+
+// A long elementwise chain over large arrays: bandwidth, and how much fusion saves.
+Result chain(ts::Runtime& rt, const Options& o) {
+  const int length = 16;
+  auto a = ts::random<double>({o.n}, 3);
+  auto out = ts::zeros<double>({o.n});
+  Result r = time_loop(rt, o, [&] {
+    auto y = a * 1.0;
+    for (int k = 0; k < length; ++k) y = y * 0.999 + 0.001 * a;
+    out.assign(y);
+    rt.flush();
+  });
+  r.ops_per_iter = 1 + 3 * length + 1;
+  r.min_bytes_per_iter = 2.0 * 8.0 * static_cast<double>(o.n);
+  // Check one element on the host.
+  std::vector<double> ah = a.to_host(), got = out.to_host();
+  r.check = true;
+  for (std::size_t i = 0; i < ah.size(); i += std::max<std::size_t>(1, ah.size() / 97)) {
+    double y = ah[i];
+    for (int k = 0; k < length; ++k) y = y * 0.999 + 0.001 * ah[i];
+    r.check = r.check && std::abs(got[i] - y) <= 1e-12 * std::max(1.0, std::abs(y));
+  }
+  return r;
+}
+
+// cuNumeric stencil.py: in-place 5-point average of an n x n grid; no synchronization inside
+// the timed loop, so the op window (TESSERA_WINDOW) decides how work is batched.
+Result stencil(ts::Runtime& rt, const Options& o) {
+  const std::int64_t n = o.n;
+  auto grid = ts::random<double>({n, n}, 5);
+  std::vector<double> host = grid.to_host();
+  auto center = grid(ts::slice(1, -1), ts::slice(1, -1));
+  auto north = grid(ts::slice(0, -2), ts::slice(1, -1));
+  auto east = grid(ts::slice(1, -1), ts::slice(2, ts::end));
+  auto west = grid(ts::slice(1, -1), ts::slice(0, -2));
+  auto south = grid(ts::slice(2, ts::end), ts::slice(1, -1));
+  Result r = time_loop(rt, o, [&] { center.assign(0.2 * (center + north + east + west + south)); });
+  r.ops_per_iter = 6;
+  r.min_bytes_per_iter = 16.0 * static_cast<double>((n - 2) * (n - 2));
+  // Check against the host (only for grids small enough to recompute quickly).
+  r.check = true;
+  if (n <= 512) {
+    for (int it = 0; it < o.warmup + o.iters; ++it) {
+      std::vector<double> next = host;
+      for (std::int64_t i = 1; i < n - 1; ++i)
+        for (std::int64_t j = 1; j < n - 1; ++j)
+          next[i * n + j] = 0.2 * (host[i * n + j] + host[(i - 1) * n + j] + host[i * n + j + 1] + host[i * n + j - 1] +
+                                   host[(i + 1) * n + j]);
+      host = next;
+    }
+    std::vector<double> got = grid.to_host();
+    for (std::size_t i = 0; i < got.size(); ++i)
+      r.check = r.check && std::abs(got[i] - host[i]) <= 1e-12 * std::max(1.0, std::abs(host[i]));
+  } else {
+    r.note = "not validated (grid too large for the host check)";
+  }
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ts::Config config;
+  Options o = parse(argc, argv);
+  config.fusion = o.fusion;
+  ts::Runtime rt(argc, argv, config);
+  std::map<std::string, std::function<Result(ts::Runtime&, const Options&)>> workloads = {
+      {"overhead", overhead}, {"chain", chain}, {"stencil", stencil}};
+  auto it = workloads.find(o.workload);
+  if (it == workloads.end()) usage(("unknown workload " + o.workload).c_str());
+  if (o.n == 0) o.n = o.workload == "overhead" ? 16 : o.workload == "stencil" ? 256 : 1 << 20;
+  if (o.iters == 0) o.iters = o.workload == "overhead" ? 2000 : 20;
+  Result r = it->second(rt, o);
+  if (rt.rank() == 0) {
+    const double it_count = r.iters;
+    const double gbps = r.min_bytes_per_iter / (r.ms_per_iter * 1e-3) / 1e9;
+    const char* system = o.fusion ? "tessera" : "tessera-unfused";
+    if (o.json) {
+      std::printf(
+          "{\"workload\": \"%s\", \"system\": \"%s\", \"ranks\": %d, \"n\": %lld, \"ms_per_iter\": %.6f, "
+          "\"ms_per_iter_min\": %.6f, \"gbps\": %.3f, \"kernels_per_iter\": %.3f, \"bytes_per_iter\": %.1f, "
+          "\"halo_bytes_per_iter\": %.1f, \"allocs_per_iter\": %.3f, \"us_per_op\": %.3f, \"plan_cache_hit_rate\": "
+          "%.4f, \"check\": \"%s\"}\n",
+          o.workload.c_str(), system, rt.size(), static_cast<long long>(o.n), r.ms_per_iter, r.ms_per_iter_min, gbps,
+          r.delta.kernels / it_count, r.delta.bytes_accessed / it_count, r.delta.halo_bytes / it_count,
+          r.delta.stores_allocated / it_count, 1e3 * r.ms_per_iter / r.ops_per_iter,
+          static_cast<double>(r.delta.plan_cache_hits) /
+              std::max<double>(1.0, static_cast<double>(r.delta.plan_cache_hits + r.delta.plan_cache_misses)),
+          r.check ? "ok" : "FAILED");
+    } else {
+      std::printf(
+          "%-10s %-16s ranks %-3d n %-10lld %10.4f ms/iter (min %.4f)  %8.3f GB/s  %6.2f kernels/iter  "
+          "%8.3f us/op  check %s\n",
+          o.workload.c_str(), system, rt.size(), static_cast<long long>(o.n), r.ms_per_iter, r.ms_per_iter_min, gbps,
+          r.delta.kernels / it_count, 1e3 * r.ms_per_iter / r.ops_per_iter, r.check ? "ok" : "FAILED");
+    }
+  }
+  return r.check ? 0 : 1;
+}
