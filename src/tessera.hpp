@@ -7,7 +7,8 @@
 //     ts::Runtime rt(argc, argv);
 //     auto a = ts::random<double>({1024, 1024}, 7);
 //     auto b = 0.5 * (a(ts::slice(0, -2), ts::all) + a(ts::slice(2, ts::end), ts::all));
-//     if (rt.rank() == 0) std::printf("%f\n", ts::sum(b).item());
+//     double total = ts::sum(b).item();            // collective: every rank calls it
+//     if (rt.rank() == 0) std::printf("%f\n", total);
 //   }
 
 #include "tessera/array/array.hpp"

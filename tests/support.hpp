@@ -60,3 +60,53 @@ template <class T>
   }
   return ::testing::AssertionSuccess();
 }
+
+// ---- Host helpers for the array API tests (creation, elementwise, views, ...) ----
+
+// Calls f(flat, k) for every element of the box [lo, hi) of a row-major array of `shape`, in
+// row-major order: `flat` indexes the whole array, k counts the box's elements from 0.
+template <class F>
+void for_each_in_box(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& lo,
+                     const std::vector<std::int64_t>& hi, F f) {
+  std::int64_t s[3] = {1, 1, 1}, l[3] = {0, 0, 0}, h[3] = {1, 1, 1};
+  const std::size_t pad = 3 - shape.size();
+  for (std::size_t d = 0; d < shape.size(); ++d) s[pad + d] = shape[d], l[pad + d] = lo[d], h[pad + d] = hi[d];
+  std::int64_t k = 0;
+  for (std::int64_t i = l[0]; i < h[0]; ++i)
+    for (std::int64_t j = l[1]; j < h[1]; ++j)
+      for (std::int64_t m = l[2]; m < h[2]; ++m) f((i * s[1] + j) * s[2] + m, k++);
+}
+
+// The row-major elements of the box [lo, hi) of a row-major host array of `shape`.
+template <class T>
+std::vector<T> host_box(const std::vector<T>& data, const std::vector<std::int64_t>& shape,
+                        const std::vector<std::int64_t>& lo, const std::vector<std::int64_t>& hi) {
+  std::vector<T> out;
+  for_each_in_box(shape, lo, hi, [&](std::int64_t flat, std::int64_t) { out.push_back(data[flat]); });
+  return out;
+}
+
+// Deterministic values of type T with mixed signs and magnitudes; `salt` gives another sequence.
+// With nonzero = true no element is zero (safe divisors).
+template <class T>
+std::vector<T> test_values(std::int64_t n, int salt = 0, bool nonzero = false) {
+  std::vector<T> out(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t r = (i * 37 + salt * 11 + 5) % 41 - 20;  // -20 .. 20
+    if constexpr (std::is_same_v<T, bool>) {
+      out[i] = nonzero || (i * 7 + salt) % 3 != 0;
+    } else if constexpr (std::is_integral_v<T>) {
+      out[i] = static_cast<T>(nonzero && r == 0 ? 21 : r);
+    } else {
+      const double v = static_cast<double>(r) / 4.0 + static_cast<double>((i + salt) % 7) / 16.0;
+      out[i] = static_cast<T>(nonzero && v == 0.0 ? 0.375 : v);
+    }
+  }
+  return out;
+}
+
+inline std::int64_t volume_of(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (auto e : shape) n *= e;
+  return n;
+}

@@ -91,6 +91,7 @@ inline OpCode arithmetic_op(const char* what, OpCode op, DType t) {
   if (t != DType::Bool) return op;
   if (op == OpCode::Add) return OpCode::Or;  // NumPy: True + True == True
   if (op == OpCode::Mul) return OpCode::And;
+  if (op == OpCode::Max || op == OpCode::Min) return op;  // np.maximum/minimum have bool loops: or/and
   raise(what, ": not supported for bool arrays (NumPy raises too); use astype<int32_t>() first");
 }
 

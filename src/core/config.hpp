@@ -18,7 +18,7 @@ enum class Backend { Interp, Jit };
 
 struct Config {
   int window = 64;                    // TESSERA_WINDOW: ops recorded before a flush (positive integer)
-  bool fusion = false;                // TESSERA_FUSION: 0 runs every op as its own kernel
+  bool fusion = true;                 // TESSERA_FUSION: 0 runs every op as its own kernel
   Backend backend = Backend::Interp;  // TESSERA_BACKEND: interp|jit
   std::vector<int> grid;              // TESSERA_GRID: e.g. "2x2": process grid for arrays of that many dims
   std::string log;                    // TESSERA_LOG: comma-separated subset of fusion,comm,exec or all

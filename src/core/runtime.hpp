@@ -5,7 +5,8 @@
 //   int main(int argc, char** argv) {
 //     ts::Runtime rt(argc, argv);                // or ts::Runtime rt(argc, argv, ts::Config{...})
 //     auto a = ts::ones<double>({1000, 1000});
-//     if (rt.rank() == 0) std::printf("%g\n", ts::sum(a).item());
+//     double total = ts::sum(a).item();  // collective: every rank calls it
+//     if (rt.rank() == 0) std::printf("%g\n", total);
 //   }
 //
 // Arrays that outlive the runtime keep their shape but lose their data: using them is an error.

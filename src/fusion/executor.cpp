@@ -13,7 +13,7 @@
 namespace tessera::detail {
 namespace {
 
-enum class Access { Replicated, Aligned, Halo, Redistributed };
+enum class Access { Replicated, Aligned, Local, Halo, Redistributed };
 
 // Tile coordinates of dimension d of an ndim-array in the padded 3-D domain.
 int padded(int ndim, int d) { return 3 - ndim + d; }
@@ -108,16 +108,23 @@ ExecReport execute(const Launch& task) {
       raise("internal: argument ", i, " of ", *task.label, " has view ", arg.view, " but the domain is ", key.view);
     const Tiling t = s.tiling().restricted(arg.view.lo, domain_extent);
     if (t.aligned(launch)) continue;
+    if (arg.written)
+      raise("internal: ", *task.label, " writes argument ", i, " through a view not aligned with its domain");
+    // One rank owns every store whole: any view is read in place, nothing moves.
+    if (rt.size() == 1) {
+      access[i] = Access::Local;
+      continue;
+    }
     bool halo = t.same_cuts(launch);
     Index3 lo{0, 0, 0}, hi{0, 0, 0};
     for (int d = 0; d < ndim && halo; ++d) {
       const std::int64_t shift = t.offset[d] - launch.offset[d];
+      // A halo up to the width of the narrowest tile comes from the neighbours (a store of 2 rows
+      // on 2 ranks still exchanges its single-row halos); anything wider is a redistribution.
       if (std::abs(shift) > s.tiling().cuts[d]->min_nonempty_width) halo = false;
       lo[d] = std::max<std::int64_t>(0, -shift);
       hi[d] = std::max<std::int64_t>(0, shift);
     }
-    if (arg.written)
-      raise("internal: ", *task.label, " writes argument ", i, " through a view not aligned with its domain");
     if (halo) {
       access[i] = Access::Halo;
       auto it = std::find_if(halos.begin(), halos.end(), [&](const FetchRequest& r) { return r.store == &s; });
@@ -154,7 +161,7 @@ ExecReport execute(const Launch& task) {
       lo[d] = std::max(lo[d], s.valid_lo()[d]);
       hi[d] = std::max(hi[d], s.valid_hi()[d]);
     }
-    if (covered) continue;
+    if (covered || rt.size() == 1) continue;  // one rank owns the whole store: nothing to fetch
     s.ensure_ghosts(lo, hi);
     FetchRequest req{&s, {}, s.data(), s.layout(), true};
     req.needed.resize(rt.size());

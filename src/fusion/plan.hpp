@@ -35,7 +35,7 @@ struct PlannedGroup {
 
 struct Plan {
   std::vector<PlannedGroup> groups;
-  int consumed = 0;  // ops [0, consumed) are executed; the rest stay in the window
+  std::vector<int> kept;  // ops that stay in the window, in order (the rest are executed)
 };
 
 // The canonical description of a window: equal signatures get equal plans.

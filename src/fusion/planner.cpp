@@ -130,7 +130,9 @@ class Planner {
     form_groups();
     choose_cut();
     Plan plan;
-    plan.consumed = cut_;
+    find_deferred();
+    for (int i = 0; i < n_; ++i)
+      if (i >= cut_ || deferred(i)) plan.kept.push_back(i);
     // Groups and materialized scalar ops, in program order.
     std::size_t g = 0;
     for (int i = 0; i < cut_; ++i) {
@@ -182,7 +184,8 @@ class Planner {
           ok = false;  // an input changes later in the window: recomputing it later would be wrong
         }
       }
-      if (ok && written == 1) {
+      // Recomputing the op inside its readers is only right while its result is not overwritten.
+      if (ok && written == 1 && last_write_[out] == i) {
         floating_[i] = true;
         producer_[out] = i;
       }
@@ -316,7 +319,21 @@ class Planner {
                   groups_.end());
   }
 
+  // A scalar op read by an op that stays in the window stays with it (it costs nothing until a
+  // consumer inlines it) instead of running as a kernel of its own now; so do the scalar ops it
+  // reads. Readers come after their producers, so one backward pass settles it.
+  void find_deferred() {
+    deferred_.assign(n_, false);
+    for (int i = std::min(cut_, n_) - 1; i >= 0; --i) {
+      if (!floating_[i]) continue;
+      for (int r : readers_[written_store(i)])
+        if (r >= cut_ || deferred_[r]) deferred_[i] = true;
+    }
+  }
+  bool deferred(int i) const { return deferred_[i]; }
+
   bool must_materialize(int i) const {
+    if (deferred(i)) return false;
     const int out = written_store(i);
     if (w_.stores[out]->user_refs() > 0) return true;
     for (int r : readers_[out])
@@ -557,7 +574,7 @@ class Planner {
   int n_;
   int cut_ = 0;
   std::vector<int> last_write_, producer_;
-  std::vector<bool> created_, floating_;
+  std::vector<bool> created_, floating_, deferred_;
   std::vector<std::vector<int>> readers_;
   std::vector<Group> groups_;
 };

@@ -28,17 +28,16 @@ void Window::run(bool everything) {
     rt.stats().plan_cache_hits++;
   }
   const Plan& plan = it->second;
-  if (plan.consumed == static_cast<int>(ops_.size()) && plan.groups.size() == 1 && !everything &&
-      capacity_ < kMaxCapacity) {
+  if (plan.kept.empty() && plan.groups.size() == 1 && !everything && capacity_ < kMaxCapacity) {
     // Everything so far fuses into one kernel and no loop period was seen: grow the window
     // rather than cut the group (as Diffuse does).
     capacity_ *= 2;
     return;
   }
-  // Keep the ops that stay in the window before running: a failing kernel leaves a clean state.
-  std::vector<Task> rest(std::make_move_iterator(ops_.begin() + plan.consumed), std::make_move_iterator(ops_.end()));
-  std::vector<Task> done(std::make_move_iterator(ops_.begin()), std::make_move_iterator(ops_.begin() + plan.consumed));
-  ops_ = std::move(rest);
+  // Split off the ops that stay before running; the executed ones stay alive until they ran.
+  std::vector<Task> done = std::move(ops_);
+  ops_.clear();
+  for (int i : plan.kept) ops_.push_back(std::move(done[i]));
   execute_plan(plan, window);
 }
 

@@ -1,0 +1,89 @@
+#pragma once
+// Command-line options for the examples: `--name value` or `--name=value`, integers only.
+//
+//   ExampleArgs args("tessera-heat", argc, argv);
+//   std::int64_t n = args.integer("--n", 256, 3);   // default 256, at least 3
+//   if (!args.ok()) { if (rank == 0) args.report(); return 2; }
+//
+// Every rank parses the same argv, so every rank reaches the same verdict and none hangs.
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+class ExampleArgs {
+ public:
+  ExampleArgs(const char* program, int argc, char** argv) : program_(program) {
+    for (int i = 1; i < argc; ++i) words_.emplace_back(argv[i]);
+    used_.assign(words_.size(), false);
+  }
+
+  // The value of option `name` (default if absent); an error unless it is an integer >= min.
+  std::int64_t integer(const std::string& name, std::int64_t fallback, std::int64_t min) {
+    usage_ += " [" + name + " N]";
+    for (std::size_t i = 0; i < words_.size(); ++i) {
+      std::string text;
+      if (words_[i] == name) {
+        used_[i] = true;
+        if (i + 1 >= words_.size()) {
+          fail(name + " needs a value");
+          return fallback;
+        }
+        used_[i + 1] = true;
+        text = words_[i + 1];
+      } else if (words_[i].rfind(name + "=", 0) == 0) {
+        used_[i] = true;
+        text = words_[i].substr(name.size() + 1);
+      } else {
+        continue;
+      }
+      char* rest = nullptr;
+      errno = 0;
+      long long v = std::strtoll(text.c_str(), &rest, 10);
+      if (text.empty() || *rest != '\0' || errno == ERANGE) {
+        fail(name + " expects an integer, got '" + text + "'");
+        return fallback;
+      }
+      if (v < min) {
+        fail(name + " must be at least " + std::to_string(min) + ", got " + text);
+        return fallback;
+      }
+      return v;
+    }
+    return fallback;
+  }
+
+  // False if an option was malformed, unknown, or --help was asked for. Call after integer().
+  bool ok() {
+    for (std::size_t i = 0; i < words_.size(); ++i) {
+      if (used_[i]) continue;
+      if (words_[i] == "--help" || words_[i] == "-h")
+        help_ = true;
+      else
+        fail("unknown argument '" + words_[i] + "'");
+    }
+    return error_.empty() && !help_;
+  }
+
+  // Prints the first error (or nothing for --help) and the usage line to stderr.
+  void report() const {
+    if (!error_.empty()) std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), error_.c_str());
+    std::fprintf(stderr, "usage: %s%s\n", program_.c_str(), usage_.c_str());
+  }
+  bool help() const { return help_ && error_.empty(); }
+
+ private:
+  void fail(const std::string& message) {
+    if (error_.empty()) error_ = message;
+  }
+
+  std::string program_;
+  std::vector<std::string> words_;
+  std::vector<bool> used_;
+  std::string usage_;
+  std::string error_;
+  bool help_ = false;
+};

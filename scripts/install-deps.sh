@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 (bookworm) packages that tessera needs to build, test and run:
+# compiler and CMake, Open MPI, Kokkos (Serial backend, from Trilinos) and GoogleTest.
+#   bash scripts/install-deps.sh        # as root, or as a user with sudo
+# Used by the README's commands and by .ci/run, so there is one list of packages.
+set -euo pipefail
+
+packages=(cmake g++ make libtrilinos-kokkos-dev libopenmpi-dev openmpi-bin libgtest-dev)
+
+as_root=()
+if [[ $(id -u) -ne 0 ]]; then as_root=(sudo); fi
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${packages[@]}"
