@@ -1331,7 +1331,11 @@ struct Gen {
     for (std::size_t d = 0; d < S.size(); ++d) off[d] = r.below(ext[d] - S[d] + 1);
     return leaf_box(k, off, S);
   }
-  Expr int_literal() { return int_lit(r.below(9) - 3); }
+  Expr int_literal() {
+    if (r.chance(0.04))  // large (still int32) values: int32 products wrap around, as in NumPy
+      return int_lit(r.pick(std::vector<std::int64_t>{65537, -1000003, 46341, 2147483647}));
+    return int_lit(r.below(9) - 3);
+  }
   Expr float_literal() { return float_lit(r.pick(kFloatLits)); }
   Expr literal_for(DT t) {
     if (is_f(t)) return r.chance(0.75) ? float_literal() : int_literal();
