@@ -12,7 +12,6 @@
 
 namespace {
 
-using ts::all;
 using ts::end;
 using ts::slice;
 
@@ -80,7 +79,7 @@ TEST_F(TesseraTest, ShapeMismatchInArithmetic) {
   auto u = ts::zeros<double>({3, 4});
   auto v = ts::zeros<double>({4, 3});
   expect_collective_error("u * v", [&] { auto c = u * v; }, {"(3, 4)", "(4, 3)"});
-  expect_collective_error("u view - v", [&] { auto c = u(slice(0, 2), all) - v(slice(0, 3), all); },
+  expect_collective_error("u view - v", [&] { auto c = u(slice(0, 2), ts::all) - v(slice(0, 3), ts::all); },
                           {"(2, 4)", "(3, 3)"});
   expect_collective_error("where", [&] { auto c = ts::where(a > 0.0, a, b); }, {"(10,)", "(9,)"});
   expect_collective_error("dot", [&] { auto c = ts::dot(a, b); }, {"(10,)", "(9,)"});
@@ -107,10 +106,13 @@ TEST_F(TesseraTest, BadSlices) {
   expect_collective_error("reversed", [&] { auto v = a(slice(7, 3)); }, {"slice(7, 3)", "[7, 3)"});
   expect_collective_error("reversed negative", [&] { auto v = a(slice(-2, -5)); }, {"slice(-2, -5)", "[8, 5)"});
   auto u = ts::zeros<double>({4, 5});
-  expect_collective_error("second dimension", [&] { auto v = u(all, slice(0, 6)); }, {"dimension 1", "6", "(4, 5)"});
-  expect_collective_error("view of a view", [&] { auto v = u(slice(1, 3), all)(slice(0, 3), all); }, {"3", "(2, 5)"});
+  expect_collective_error("second dimension", [&] { auto v = u(ts::all, slice(0, 6)); },
+                          {"dimension 1", "6", "(4, 5)"});
+  expect_collective_error("view of a view", [&] { auto v = u(slice(1, 3), ts::all)(slice(0, 3), ts::all); },
+                          {"3", "(2, 5)"});
   expect_collective_error("too many slices 1-D", [&] { auto v = a(slice(0, 1), slice(0, 1)); }, {"2 slices", "(10,)"});
-  expect_collective_error("too many slices 2-D", [&] { auto v = u(all, all, slice(0, 1)); }, {"3 slices", "(4, 5)"});
+  expect_collective_error("too many slices 2-D", [&] { auto v = u(ts::all, ts::all, slice(0, 1)); },
+                          {"3 slices", "(4, 5)"});
   // The valid edges are fine.
   auto ok = a(slice(-10, end)) + a(slice(0, 10));
   std::vector<double> want;

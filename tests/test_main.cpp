@@ -6,12 +6,14 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <tessera/tessera.hpp>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int status = 0;
+  tessera::choose_device(argc, argv);
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);

@@ -19,7 +19,6 @@ void reset_stats_now(ts::Runtime& rt) {
   rt.reset_stats();
 }
 
-using ts::all;
 using ts::end;
 using ts::slice;
 
@@ -180,14 +179,14 @@ TEST_F(TesseraTest, ThreeDimensionalWindows) {
   const auto ha = host_values(6 * 5 * 4, 11), hb = host_values(4 * 5 * 6, 12);
   auto a = ts::from_host<double>({6, 5, 4}, ha);
   auto b = ts::from_host<double>({4, 5, 6}, hb);
-  auto c = a(slice(1, 5), all, all) * b(all, all, slice(2, end));
+  auto c = a(slice(1, 5), ts::all, ts::all) * b(ts::all, ts::all, slice(2, end));
   std::vector<double> want;
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 5; ++j)
       for (int l = 0; l < 4; ++l) want.push_back(ha[((i + 1) * 5 + j) * 4 + l] * hb[(i * 5 + j) * 6 + l + 2]);
   EXPECT_TRUE(close(c.to_host(), want));
   // Far shift within one 3-D array.
-  auto e = a(slice(0, 2), slice(0, 2), all) + a(slice(4, 6), slice(3, 5), all);
+  auto e = a(slice(0, 2), slice(0, 2), ts::all) + a(slice(4, 6), slice(3, 5), ts::all);
   std::vector<double> we;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j)

@@ -39,7 +39,6 @@ std::vector<double> host_values(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
-using ts::all;
 using ts::end;
 using ts::slice;
 
@@ -312,12 +311,12 @@ TEST_F(TesseraTest, InPlaceOverlappingViewsFollowNumPy) {
   Host2 hu{r, c, host_values(r * c, 19)};
   auto u = ts::from_host<double>({r, c}, hu.v);
   for (int it = 0; it < 6; ++it) {
-    u(slice(1, end), all) -= u(slice(0, -1), all);
+    u(slice(1, end), ts::all) -= u(slice(0, -1), ts::all);
     Host2 gu = hu;
     for (std::int64_t i = 1; i < r; ++i)
       for (std::int64_t j = 0; j < c; ++j) gu(i, j) = hu(i, j) - hu(i - 1, j);
     hu = gu;
-    u(all, slice(0, -1)) *= u(all, slice(1, end));
+    u(ts::all, slice(0, -1)) *= u(ts::all, slice(1, end));
     gu = hu;
     for (std::int64_t i = 0; i < r; ++i)
       for (std::int64_t j = 0; j + 1 < c; ++j) gu(i, j) = hu(i, j) * hu(i, j + 1);
@@ -335,10 +334,10 @@ TEST_F(RowGridTest, StencilWithMoreRanksThanRows) {
   Host2 h{n, m, host_values(n * m, 21)};
   auto u = ts::from_host<double>({n, m}, h.v);
   for (int it = 0; it < 20; ++it) {
-    auto side = u(all, slice(0, -2)) + u(all, slice(2, end));
-    u(all, slice(1, -1)).assign(0.5 * u(all, slice(1, -1)) + 0.25 * side);
-    auto swapped = u(slice(1, 2), all) - u(slice(0, 1), all);
-    u(slice(0, 1), all) += 0.1 * swapped;
+    auto side = u(ts::all, slice(0, -2)) + u(ts::all, slice(2, end));
+    u(ts::all, slice(1, -1)).assign(0.5 * u(ts::all, slice(1, -1)) + 0.25 * side);
+    auto swapped = u(slice(1, 2), ts::all) - u(slice(0, 1), ts::all);
+    u(slice(0, 1), ts::all) += 0.1 * swapped;
     Host2 g = h;
     for (std::int64_t i = 0; i < n; ++i)
       for (std::int64_t j = 1; j < m - 1; ++j) g(i, j) = 0.5 * h(i, j) + 0.25 * (h(i, j - 1) + h(i, j + 1));
@@ -434,7 +433,7 @@ TEST_F(TesseraTest, HalosOfEveryElementType) {
     std::vector<bool> hb;
     for (double x : r) hb.push_back(x > 0.0);
     auto b = ts::from_host<bool>({n, m}, hb);
-    auto edges = b(slice(1, end), all) != b(slice(0, -1), all);
+    auto edges = b(slice(1, end), ts::all) != b(slice(0, -1), ts::all);
     auto corner = b(lo, lo) == b(hi, hi);
     std::vector<bool> we, wc;
     for (std::int64_t i = 1; i < n; ++i)

@@ -203,8 +203,8 @@ class Array {
   template <class U>
   Array<U> astype() const {
     detail::check_runtime(ref_, "astype");
-    return Array<U>(detail::apply("astype", detail::OpCode::Load, {detail::Operand::of(ref_)}, {dtype_v<T>}, dtype_v<T>,
-                                  dtype_v<U>));
+    return Array<U>(detail::apply("astype", detail::OpCode::Load, {detail::Operand::of(ref_)},
+                                  std::vector<DType>{dtype_v<T>}, dtype_v<T>, dtype_v<U>));
   }
 
   const detail::ArrayRef& impl() const { return ref_; }

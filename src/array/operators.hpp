@@ -107,8 +107,8 @@ Array<cpp_type_t<detail::binary_dtype<X, Y>()>> where(const Array<C>& condition,
 template <class T>
 Array<T> copy(const Array<T>& a) {
   detail::check_runtime(a.impl(), "copy");
-  return Array<T>(detail::apply("copy", detail::OpCode::Load, {detail::Operand::of(a.impl())}, {dtype_v<T>}, dtype_v<T>,
-                                dtype_v<T>));
+  return Array<T>(detail::apply("copy", detail::OpCode::Load, {detail::Operand::of(a.impl())},
+                                std::vector<DType>{dtype_v<T>}, dtype_v<T>, dtype_v<T>));
 }
 
 }  // namespace tessera

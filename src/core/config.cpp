@@ -84,6 +84,12 @@ Config Config::with_environment() const {
     c.log = v;
     check_log(c.log);
   }
+  if (const char* v = getenv_or_null("TESSERA_COMM")) {
+    std::string s = v;
+    if (s != "auto" && s != "mpi" && s != "nccl")
+      detail::raise("TESSERA_COMM='", s, "' is not valid: expected auto, mpi or nccl");
+    c.comm = s;
+  }
   if (const char* v = getenv_or_null("TESSERA_CACHE_DIR")) {
     if (*v == '\0') detail::raise("TESSERA_CACHE_DIR is set but empty: expected a folder path");
     c.cache_dir = v;
@@ -97,6 +103,8 @@ void Config::validate() const {
   for (int g : grid)
     if (g <= 0) detail::raise("Config::grid holds ", g, ": every entry must be positive");
   check_log(log);
+  if (comm != "auto" && comm != "mpi" && comm != "nccl")
+    detail::raise("Config::comm='", comm, "' is not valid: expected auto, mpi or nccl");
 }
 
 }  // namespace tessera

@@ -23,6 +23,8 @@ struct Config {
   std::vector<int> grid;              // TESSERA_GRID: e.g. "2x2": process grid for arrays of that many dims
   std::string log;                    // TESSERA_LOG: comma-separated subset of fusion,comm,exec or all
   std::string cache_dir;              // TESSERA_CACHE_DIR: kernel cache folder
+  std::string comm = "auto";          // TESSERA_COMM: auto|mpi|nccl (auto: NCCL on CUDA builds when
+                                      // each rank of a node has a GPU of its own, else MPI)
 
   // This configuration with every TESSERA_* variable that is set applied on top.
   Config with_environment() const;

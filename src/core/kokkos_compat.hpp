@@ -33,6 +33,7 @@ inline constexpr bool kDeviceIsHost = Kokkos::SpaceAccessibility<Kokkos::HostSpa
 
 }  // namespace tessera::detail
 
+#include <string>
 #include <vector>
 
 namespace tessera::detail {
@@ -45,7 +46,7 @@ Kokkos::View<const T*, MemSpace> to_device(const std::vector<T>& host, const cha
   if constexpr (kDeviceIsHost) {
     return h;
   } else {
-    Kokkos::View<T*, MemSpace> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), host.size());
+    Kokkos::View<T*, MemSpace> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), host.size());
     Kokkos::deep_copy(ExecSpace(), d, h);
     return d;
   }

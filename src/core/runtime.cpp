@@ -3,12 +3,21 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <string>
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #include "tessera/array/store.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/kokkos_compat.hpp"
 #include "tessera/core/runtime_state.hpp"
+#ifdef TESSERA_HAVE_NCCL
+#include "tessera/comm/nccl_communicator.hpp"
+#endif
 #include "tessera/fusion/window.hpp"
 
 namespace tessera {
@@ -37,10 +46,39 @@ RuntimeState& runtime() {
 
 bool runtime_active() { return g_state != nullptr; }
 
+namespace {
+
+int node_local_size() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int size = 1;
+  MPI_Comm_size(node, &size);
+  MPI_Comm_free(&node);
+  return size;
+}
+
+// NCCL needs a GPU per rank; with several ranks per GPU (or on CPU builds) tessera uses MPI.
+std::unique_ptr<Communicator> make_communicator(const Config& config, MPI_Comm parent) {
+#ifdef TESSERA_HAVE_NCCL
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+  int fits = node_local_size() <= devices ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, parent);  // the same choice on every rank
+  if (config.comm == "nccl" && !fits)
+    raise("TESSERA_COMM=nccl needs one GPU per rank, but a node has more ranks than its ", devices,
+          " GPU(s); use TESSERA_COMM=mpi or auto");
+  if (config.comm == "nccl" || (config.comm == "auto" && fits)) return make_nccl_communicator(parent);
+#else
+  (void)node_local_size;
+  if (config.comm == "nccl") raise("TESSERA_COMM=nccl: this build of tessera has no NCCL (CUDA builds only)");
+#endif
+  return std::make_unique<MpiCommunicator>(parent);
+}
+
+}  // namespace
+
 RuntimeState::RuntimeState(const Config& config, MPI_Comm parent)
-    : config_(config),
-      comm_(std::make_unique<MpiCommunicator>(parent)),
-      window_(std::make_unique<Window>(config.window)) {
+    : config_(config), comm_(make_communicator(config, parent)), window_(std::make_unique<Window>(config.window)) {
   for (int nd = 0; nd <= 3; ++nd) grids_[nd] = ProcessGrid(nd, comm_->size(), config_.grid);
   if (!config_.grid.empty()) {
     long product = 1;
@@ -70,7 +108,35 @@ void RuntimeState::log(LogTopic, const std::string& line) const {
   std::fprintf(stderr, "[tessera %d/%d] %s\n", rank(), size(), line.c_str());
 }
 
+// The rank's index among the ranks of its node (MPI_COMM_TYPE_SHARED).
+int node_local_rank() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  return local;
+}
+
 }  // namespace detail
+
+// One GPU per rank by node-local rank (several ranks share a GPU when there are more ranks than
+// GPUs). Kokkos reads the device from KOKKOS_DEVICE_ID, so --kokkos-* arguments keep working;
+// a device chosen by the user (variable already set, or --kokkos-device-id) wins.
+void choose_device(int argc, char** argv) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (std::getenv("KOKKOS_DEVICE_ID")) return;
+  for (int i = 0; i < argc; ++i)
+    if (argv && argv[i] && std::string(argv[i]).rfind("--kokkos-device", 0) == 0) return;
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return;  // Kokkos reports it
+  const std::string id = std::to_string(detail::node_local_rank() % devices);
+  setenv("KOKKOS_DEVICE_ID", id.c_str(), 1);
+#else
+  (void)argc;
+  (void)argv;
+#endif
+}
 
 Runtime::Runtime(int& argc, char**& argv, const Config& config) {
   if (detail::runtime_active()) detail::raise("a tessera::Runtime already exists: create one per process");
@@ -84,6 +150,7 @@ Runtime::Runtime(int& argc, char**& argv, const Config& config) {
     owns_mpi_ = true;
   }
   if (!Kokkos::is_initialized()) {
+    choose_device(argc, argv);
     Kokkos::initialize(argc, argv);
     owns_kokkos_ = true;
   }

@@ -18,6 +18,11 @@
 
 namespace tessera {
 
+// On GPU builds, picks this rank's GPU by its node-local rank for Kokkos (through KOKKOS_DEVICE_ID)
+// unless the user chose one. ts::Runtime calls it; an application that initializes MPI and Kokkos
+// itself calls it after MPI_Init and before Kokkos::initialize. A no-op on CPU builds.
+void choose_device(int argc, char** argv);
+
 class Runtime {
  public:
   Runtime(int& argc, char**& argv, const Config& config = Config{});

@@ -40,7 +40,7 @@ class RuntimeState {
 
  private:
   Config config_;
-  std::unique_ptr<MpiCommunicator> comm_;
+  std::unique_ptr<Communicator> comm_;
   std::unique_ptr<Window> window_;
   std::array<ProcessGrid, 4> grids_;
   Stats stats_;

@@ -1,6 +1,6 @@
 #include "tessera/fusion/interpreter.hpp"
 
-#include <limits>
+#include <Kokkos_NumericTraits.hpp>
 
 #include "tessera/fusion/element_ops.hpp"
 
@@ -19,13 +19,13 @@ KOKKOS_INLINE_FUNCTION void reduce_identity(Value& v, ReduceSlot s) {
   if (s.is_float) {
     v.f64 = s.kind == ReduceKind::Sum    ? 0.0
             : s.kind == ReduceKind::Prod ? 1.0
-            : s.kind == ReduceKind::Min  ? std::numeric_limits<double>::infinity()
-                                         : -std::numeric_limits<double>::infinity();
+            : s.kind == ReduceKind::Min  ? Kokkos::Experimental::infinity<double>::value
+                                         : -Kokkos::Experimental::infinity<double>::value;
   } else {
     v.i64 = s.kind == ReduceKind::Sum    ? 0
             : s.kind == ReduceKind::Prod ? 1
-            : s.kind == ReduceKind::Min  ? std::numeric_limits<std::int64_t>::max()
-                                         : std::numeric_limits<std::int64_t>::min();
+            : s.kind == ReduceKind::Min  ? Kokkos::Experimental::finite_max<std::int64_t>::value
+                                         : Kokkos::Experimental::finite_min<std::int64_t>::value;
   }
 }
 
