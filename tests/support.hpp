@@ -3,6 +3,7 @@
 // and comparisons. Every test computes its expected values serially on the host.
 
 #include <gtest/gtest.h>
+#include <mpi.h>
 
 #include <cmath>
 #include <cstdint>
@@ -109,4 +110,33 @@ inline std::int64_t volume_of(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
   for (auto e : shape) n *= e;
   return n;
+}
+
+// ---- Helpers shared by the partition, stencil, redistribution, error and config tests ----
+
+// Stats count executed work: run everything recorded so far before reading or resetting them.
+inline ts::Stats stats_now(ts::Runtime& rt) {
+  rt.flush();
+  return rt.stats();
+}
+inline void reset_stats_now(ts::Runtime& rt) {
+  rt.flush();
+  rt.reset_stats();
+}
+
+inline int world_size() {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+// Deterministic values in [-1, 1), the same on every rank.
+inline std::vector<double> host_values(std::size_t n, std::uint64_t seed) {
+  std::vector<double> v(n);
+  std::uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (auto& x : v) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    x = static_cast<double>(s >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  }
+  return v;
 }

@@ -17,22 +17,6 @@
 
 namespace {
 
-// Stats count executed work: run everything recorded so far before reading or resetting them.
-ts::Stats stats_now(ts::Runtime& rt) {
-  rt.flush();
-  return rt.stats();
-}
-void reset_stats_now(ts::Runtime& rt) {
-  rt.flush();
-  rt.reset_stats();
-}
-
-int world_size() {
-  int n = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
-
 // Sets (or unsets) an environment variable for the lifetime of the guard, then restores it.
 class EnvGuard {
  public:
@@ -97,16 +81,6 @@ std::string grid_text(const std::vector<int>& g) {
   std::string s;
   for (int d : g) s += (s.empty() ? "" : "x") + std::to_string(d);
   return s;
-}
-
-std::vector<double> host_values(std::size_t n, std::uint64_t seed) {
-  std::vector<double> v(n);
-  std::uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-  for (auto& x : v) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    x = static_cast<double>(s >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-  }
-  return v;
 }
 
 // A small 2-D computation with halos, checked against the host: the runtime is usable.

@@ -60,16 +60,6 @@ void expect_collective_error(const char* what, F&& f, const std::vector<std::str
   expect_ranks_in_step();
 }
 
-std::vector<double> host_values(std::size_t n, std::uint64_t seed) {
-  std::vector<double> v(n);
-  std::uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-  for (auto& x : v) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    x = static_cast<double>(s >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-  }
-  return v;
-}
-
 }  // namespace
 
 TEST_F(TesseraTest, ShapeMismatchInArithmetic) {

@@ -20,22 +20,6 @@ namespace td = tessera::detail;
 
 namespace {
 
-// Stats count executed work: run everything recorded so far before reading or resetting them.
-ts::Stats stats_now(ts::Runtime& rt) {
-  rt.flush();
-  return rt.stats();
-}
-void reset_stats_now(ts::Runtime& rt) {
-  rt.flush();
-  rt.reset_stats();
-}
-
-int world_size() {
-  int n = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
-
 // Serial reference for balanced block cuts: the first extent % parts tiles get one extra element.
 std::vector<std::int64_t> reference_cuts(std::int64_t extent, int parts) {
   std::vector<std::int64_t> p{0};
@@ -49,17 +33,6 @@ int owner_of(const std::vector<std::int64_t>& points, std::int64_t x) {
   for (int i = 0; i + 1 < static_cast<int>(points.size()); ++i)
     if (points[i] <= x && x < points[i + 1]) k = i;
   return k;
-}
-
-// Deterministic values in [-1, 1), the same on every rank.
-std::vector<double> host_values(std::size_t n, std::uint64_t seed) {
-  std::vector<double> v(n);
-  std::uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-  for (auto& x : v) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    x = static_cast<double>(s >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-  }
-  return v;
 }
 
 // The smallest possible largest factor when nranks is written as a product of ndim factors.

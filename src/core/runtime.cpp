@@ -46,30 +46,31 @@ RuntimeState& runtime() {
 
 bool runtime_active() { return g_state != nullptr; }
 
-namespace {
-
-int node_local_size() {
+// This rank's index among the ranks of its node, and their number (MPI_COMM_TYPE_SHARED).
+NodePlacement node_placement() {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int size = 1;
-  MPI_Comm_size(node, &size);
+  NodePlacement p;
+  MPI_Comm_rank(node, &p.rank);
+  MPI_Comm_size(node, &p.size);
   MPI_Comm_free(&node);
-  return size;
+  return p;
 }
+
+namespace {
 
 // NCCL needs a GPU per rank; with several ranks per GPU (or on CPU builds) tessera uses MPI.
 std::unique_ptr<Communicator> make_communicator(const Config& config, MPI_Comm parent) {
 #ifdef TESSERA_HAVE_NCCL
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
-  int fits = node_local_size() <= devices ? 1 : 0;
+  int fits = node_placement().size <= devices ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, parent);  // the same choice on every rank
   if (config.comm == "nccl" && !fits)
     raise("TESSERA_COMM=nccl needs one GPU per rank, but a node has more ranks than its ", devices,
           " GPU(s); use TESSERA_COMM=mpi or auto");
   if (config.comm == "nccl" || (config.comm == "auto" && fits)) return make_nccl_communicator(parent);
 #else
-  (void)node_local_size;
   if (config.comm == "nccl") raise("TESSERA_COMM=nccl: this build of tessera has no NCCL (CUDA builds only)");
 #endif
   return std::make_unique<MpiCommunicator>(parent);
@@ -108,16 +109,6 @@ void RuntimeState::log(LogTopic, const std::string& line) const {
   std::fprintf(stderr, "[tessera %d/%d] %s\n", rank(), size(), line.c_str());
 }
 
-// The rank's index among the ranks of its node (MPI_COMM_TYPE_SHARED).
-int node_local_rank() {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 0;
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
-  return local;
-}
-
 }  // namespace detail
 
 // One GPU per rank by node-local rank (several ranks share a GPU when there are more ranks than
@@ -130,7 +121,7 @@ void choose_device(int argc, char** argv) {
     if (argv && argv[i] && std::string(argv[i]).rfind("--kokkos-device", 0) == 0) return;
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return;  // Kokkos reports it
-  const std::string id = std::to_string(detail::node_local_rank() % devices);
+  const std::string id = std::to_string(detail::node_placement().rank % devices);
   setenv("KOKKOS_DEVICE_ID", id.c_str(), 1);
 #else
   (void)argc;

@@ -49,6 +49,12 @@ class RuntimeState {
   std::uint64_t store_counter_ = 0;
 };
 
+struct NodePlacement {
+  int rank = 0;
+  int size = 1;
+};
+NodePlacement node_placement();
+
 // The live runtime; throws tessera::Error if there is none (used before or after ts::Runtime).
 RuntimeState& runtime();
 bool runtime_active();
