@@ -41,8 +41,8 @@ class EnvGuard {
   std::optional<std::string> old_;
 };
 
-const char* const kVariables[] = {"TESSERA_WINDOW", "TESSERA_FUSION", "TESSERA_BACKEND",
-                                  "TESSERA_GRID",   "TESSERA_LOG",    "TESSERA_CACHE_DIR"};
+const char* const kVariables[] = {"TESSERA_WINDOW", "TESSERA_FUSION",    "TESSERA_BACKEND", "TESSERA_GRID",
+                                  "TESSERA_LOG",    "TESSERA_CACHE_DIR", "TESSERA_COMM"};
 
 // Unsets every TESSERA_* variable for the lifetime of the object.
 struct CleanEnvironment {
@@ -207,6 +207,8 @@ TEST(Config, BadEnvironmentValuesNameTheVariableAndTheChoices) {
       {"TESSERA_LOG", "Fusion", {"'Fusion'", "fusion", "comm", "exec", "all"}},
       {"TESSERA_LOG", "fusion;comm", {"'fusion;comm'", "fusion", "comm", "exec", "all"}},
       {"TESSERA_CACHE_DIR", "", {"empty", "folder"}},
+      {"TESSERA_COMM", "gloo", {"'gloo'", "auto", "mpi", "nccl"}},
+      {"TESSERA_COMM", "", {"''", "auto", "mpi", "nccl"}},
   };
   for (const Case& c : cases) {
     EnvGuard g(c.variable, c.value);
@@ -329,6 +331,21 @@ TEST(RuntimeConfig, BadValuesAreRejectedByTheRuntime) {
     const std::string m = error_of([&] { ts::Runtime rt(argc, argv, c); });
     EXPECT_NE(m.find("-2"), std::string::npos) << m;
   }
+  {
+    ts::Config c;
+    c.comm = "ucx";
+    const std::string m = error_of([&] { ts::Runtime rt(argc, argv, c); });
+    EXPECT_NE(m.find("ucx"), std::string::npos) << m;
+    EXPECT_NE(m.find("nccl"), std::string::npos) << m;
+  }
+#ifndef KOKKOS_ENABLE_CUDA
+  {  // CPU builds have no NCCL: asking for it is an error, the same on every rank
+    EnvGuard g("TESSERA_COMM", std::string("nccl"));
+    const std::string m = error_of([&] { ts::Runtime rt(argc, argv); });
+    EXPECT_NE(m.find("TESSERA_COMM=nccl"), std::string::npos) << m;
+    EXPECT_TRUE(same_on_all_ranks(m)) << m;
+  }
+#endif
   // After all those failures a Runtime can still be made, and it takes its settings from the
   // environment.
   EnvGuard w("TESSERA_WINDOW", std::string("7"));
