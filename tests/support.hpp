@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <tessera/tessera.hpp>
@@ -140,3 +141,33 @@ inline std::vector<double> host_values(std::size_t n, std::uint64_t seed) {
   }
   return v;
 }
+
+// True on every rank when every rank passes the same string (errors must be identical everywhere).
+inline bool same_on_all_ranks(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  std::uint64_t mine[2] = {h, static_cast<std::uint64_t>(s.size())};
+  std::uint64_t lo[2], hi[2];
+  MPI_Allreduce(mine, lo, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, hi, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return lo[0] == hi[0] && lo[1] == hi[1];
+}
+
+// Fixtures whose process grid puts every rank along one dimension of 2-D arrays.
+class RowGridTest : public TesseraTest {
+ protected:
+  ts::Config config() const override {
+    ts::Config c;
+    c.grid = {world_size(), 1};
+    return c;
+  }
+};
+
+class ColumnGridTest : public TesseraTest {
+ protected:
+  ts::Config config() const override {
+    ts::Config c;
+    c.grid = {1, world_size()};
+    return c;
+  }
+};

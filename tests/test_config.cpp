@@ -52,20 +52,6 @@ struct CleanEnvironment {
   }
 };
 
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
-
-bool same_on_all_ranks(const std::string& s) {
-  std::uint64_t mine[2] = {fnv1a(s), static_cast<std::uint64_t>(s.size())};
-  std::uint64_t lo[2], hi[2];
-  MPI_Allreduce(mine, lo, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(mine, hi, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  return lo[0] == hi[0] && lo[1] == hi[1];
-}
-
 // The message of the tessera::Error that f throws ("" if it throws none).
 template <class F>
 std::string error_of(F&& f) {

@@ -260,24 +260,6 @@ TEST_F(TesseraTest, OwnedTilesAreBalancedBlocks) {
 // ---------------------------------------------------------------------------------------------
 // Config::grid override
 
-class RowGridTest : public TesseraTest {
- protected:
-  ts::Config config() const override {
-    ts::Config c;
-    c.grid = {world_size(), 1};
-    return c;
-  }
-};
-
-class ColumnGridTest : public TesseraTest {
- protected:
-  ts::Config config() const override {
-    ts::Config c;
-    c.grid = {1, world_size()};
-    return c;
-  }
-};
-
 TEST_F(RowGridTest, GridOverrideAppliesToTwoDimensionalArrays) {
   const int n = rt().size();
   EXPECT_EQ(rt().config().grid, (std::vector<int>{n, 1}));

@@ -111,24 +111,6 @@ void cunumeric_stencil(ts::Runtime& rt, std::int64_t n, std::int64_t m, int iter
   EXPECT_NEAR(ts::dot(north, south).item(), dot, tol);
 }
 
-class RowGridTest : public TesseraTest {
- protected:
-  ts::Config config() const override {
-    ts::Config c;
-    c.grid = {world_size(), 1};
-    return c;
-  }
-};
-
-class ColumnGridTest : public TesseraTest {
- protected:
-  ts::Config config() const override {
-    ts::Config c;
-    c.grid = {1, world_size()};
-    return c;
-  }
-};
-
 // The same stencils with the op window fused (halo exchanges then bound the fused groups).
 class FusedTest : public TesseraTest {
  protected:
