@@ -224,3 +224,27 @@ TEST_F(FusionTest, FusedMatchesUnfusedOnMixedProgram) {
   EXPECT_TRUE(close(c.to_host(), shifted, 1e-12));
   EXPECT_NEAR(s.item(), ss / mx, 1e-12 * std::max(1.0, ss / mx));
 }
+
+TEST_F(FusionTest, SteadyStateLoopsAllocateNothing) {
+  // Buffers (materialized intermediates, halo and redistribution buffers) come from the memory
+  // pool: once a loop has run, further iterations allocate no device memory.
+  const std::int64_t n = 29;
+  auto grid = ts::random<double>({n, n}, 6);
+  auto center = grid(ts::slice(1, -1), ts::slice(1, -1));
+  auto other = ts::random<double>({n + 3}, 7);
+  auto longer = ts::random<double>({2 * n}, 8);
+  auto sink = ts::zeros<double>({n});
+  auto iteration = [&] {
+    center.assign(0.2 *
+                  (center + grid(ts::slice(0, -2), ts::slice(1, -1)) + grid(ts::slice(1, -1), ts::slice(2, ts::end)) +
+                   grid(ts::slice(1, -1), ts::slice(0, -2)) + grid(ts::slice(2, ts::end), ts::slice(1, -1))));
+    sink.assign(other(ts::slice(0, n)) + longer(ts::slice(n, 2 * n)));  // different tilings: redistribution
+    rt().flush();
+  };
+  for (int it = 0; it < 3; ++it) iteration();
+  const ts::Stats before = rt().stats();
+  for (int it = 0; it < 5; ++it) iteration();
+  const ts::Stats after = rt().stats();
+  EXPECT_EQ(after.stores_allocated - before.stores_allocated, 0);
+  EXPECT_GE(after.kernels - before.kernels, 5);
+}

@@ -26,15 +26,12 @@ Box bloat(const Box& b, const Index3& lo, const Index3& hi) {
 }
 
 Kokkos::View<char*, MemSpace> allocate(std::size_t bytes, const char* label, bool zero) {
-  try {
-    runtime().stats().stores_allocated++;
-    if (zero) return Kokkos::View<char*, MemSpace>(std::string(label), bytes);
-    return Kokkos::View<char*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), bytes);
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    raise("out of memory: could not allocate ", bytes, " bytes in ", MemSpace::name(), " (", e.what(), ")");
-  }
+  RuntimeState& rt = runtime();
+  return rt.pool().acquire(bytes, label, zero, rt.stats().stores_allocated);
+}
+
+void recycle(Kokkos::View<char*, MemSpace>&& buffer) {
+  if (runtime_active()) runtime().pool().give_back(std::move(buffer));
 }
 
 Store::Store(DType dtype, const Tiling& tiling, const Box& owned, bool initialize_zero)
@@ -45,7 +42,10 @@ Store::Store(DType dtype, const Tiling& tiling, const Box& owned, bool initializ
 }
 
 Store::~Store() {
-  if (!released_ && runtime_active()) runtime().unregister_store(this);
+  if (!released_ && runtime_active()) {
+    runtime().unregister_store(this);
+    recycle(std::move(data_));
+  }
 }
 
 Box Store::full() const {
@@ -85,6 +85,7 @@ void Store::ensure_ghosts(const Index3& lo, const Index3& hi) {
   Box keep = intersect(intersect(bloat(owned_, valid_lo_, valid_hi_), full()), old_box);
   copy_box(data_.data(), old_layout, fresh.data(), Layout::row_major(new_box), keep, size_of(dtype_),
            "tessera::store[grow ghosts]");
+  recycle(std::move(data_));
   data_ = fresh;
   ghost_lo_ = new_lo;
   ghost_hi_ = new_hi;

@@ -85,6 +85,8 @@ Box bloat(const Box& b, const Index3& lo, const Index3& hi);
 void copy_box(const char* src, const Layout& src_layout, char* dst, const Layout& dst_layout, const Box& region,
               int element_size, const char* label);
 
+// Device buffers come from the runtime's memory pool and go back to it.
 Kokkos::View<char*, MemSpace> allocate(std::size_t bytes, const char* label, bool zero);
+void recycle(Kokkos::View<char*, MemSpace>&& buffer);
 
 }  // namespace tessera::detail

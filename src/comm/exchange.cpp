@@ -79,6 +79,7 @@ std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vecto
                p.box, size_of(s.dtype()), label);
     }
   }
+  for (auto& b : buffers) recycle(std::move(b));
   return received;
 }
 

@@ -8,6 +8,7 @@
 
 #include "tessera/comm/mpi_communicator.hpp"
 #include "tessera/core/config.hpp"
+#include "tessera/core/memory_pool.hpp"
 #include "tessera/core/stats.hpp"
 #include "tessera/fusion/window.hpp"
 #include "tessera/partition/process_grid.hpp"
@@ -30,6 +31,7 @@ class RuntimeState {
   const ProcessGrid& grid(int ndim) const { return grids_[ndim]; }
   Stats& stats() { return stats_; }
   Window& window() { return *window_; }
+  MemoryPool& pool() { return pool_; }
 
   bool logging(LogTopic t) const { return (log_mask_ & static_cast<unsigned>(t)) != 0; }
   void log(LogTopic t, const std::string& line) const;
@@ -42,6 +44,7 @@ class RuntimeState {
   Config config_;
   std::unique_ptr<Communicator> comm_;
   std::unique_ptr<Window> window_;
+  MemoryPool pool_;
   std::array<ProcessGrid, 4> grids_;
   Stats stats_;
   unsigned log_mask_ = 0;

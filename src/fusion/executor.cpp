@@ -221,6 +221,7 @@ ExecReport execute(const Launch& task) {
   for (const Arg& arg : task.args)
     if (arg.written) arg.store->invalidate_halo();
   if (rt.logging(LogTopic::Exec)) rt.log(LogTopic::Exec, *task.label + ": " + task.program->describe());
+  for (auto& t : temporaries) recycle(std::move(t));
   if (!task.reductions.empty()) finalize_reductions(task, partials, ndim == 0);
   return report;
 }
