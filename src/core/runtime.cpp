@@ -81,15 +81,6 @@ std::unique_ptr<Communicator> make_communicator(const Config& config, MPI_Comm p
 RuntimeState::RuntimeState(const Config& config, MPI_Comm parent)
     : config_(config), comm_(make_communicator(config, parent)), window_(std::make_unique<Window>(config.window)) {
   for (int nd = 0; nd <= 3; ++nd) grids_[nd] = ProcessGrid(nd, comm_->size(), config_.grid);
-  if (!config_.grid.empty()) {
-    long product = 1;
-    for (int g : config_.grid) product *= g;
-    if (product != comm_->size()) {
-      std::string text;
-      for (int g : config_.grid) text += (text.empty() ? "" : "x") + std::to_string(g);
-      raise("TESSERA_GRID=", text, " has ", product, " ranks but the job has ", comm_->size());
-    }
-  }
   const std::string& log = config_.log;
   auto has = [&](const char* w) { return log.find(w) != std::string::npos || log.find("all") != std::string::npos; };
   if (has("fusion")) log_mask_ |= static_cast<unsigned>(LogTopic::Fusion);

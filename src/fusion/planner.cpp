@@ -159,8 +159,12 @@ class Planner {
     created_.assign(nstores, false);
     readers_.assign(nstores, {});
     floating_.assign(n_, false);
+    loads_.assign(n_, {});
     for (int i = 0; i < n_; ++i) {
       const Task& t = ops_[i];
+      loads_[i].assign(t.args.size(), false);
+      for (const Instr& in : t.program.code)
+        if (in.op == OpCode::Load) loads_[i][in.a] = true;
       for (std::size_t a = 0; a < t.args.size(); ++a) {
         const int s = w_.arg_store[i][a];
         if (t.args[a].written) last_write_[s] = i;
@@ -193,11 +197,7 @@ class Planner {
   }
 
   // Does op i load argument a (as opposed to only storing it)?
-  bool reads(int i, int a) const {
-    for (const Instr& in : ops_[i].program.code)
-      if (in.op == OpCode::Load && in.a == a) return true;
-    return false;
-  }
+  bool reads(int i, int a) const { return loads_[i][a]; }
 
   // The stores op i reads, seen through the scalar ops it will inline.
   void effective_reads(int i, std::vector<ViewKey>& out) const {
@@ -234,6 +234,8 @@ class Planner {
       const Task& t = ops_[i];
       const bool scalar = is_scalar_domain(t);
       const Tiling tiling = scalar ? Tiling{} : launch_tiling(t.args[t.key]);
+      std::vector<ViewKey> reads_i;
+      effective_reads(i, reads_i);
       std::string why;
       std::ostringstream msg;
       if (!current.ops.empty()) {
@@ -241,8 +243,6 @@ class Planner {
           msg << "rule 1 (launch domain): op " << i << " (" << short_name(t.label) << ") runs over a different tiling";
           why = msg.str();
         }
-        std::vector<ViewKey> reads_i;
-        effective_reads(i, reads_i);
         for (const ViewKey& r : reads_i) {
           if (!why.empty()) break;
           auto it = written.find(r.store);
@@ -284,8 +284,6 @@ class Planner {
         domain_scalar = scalar;
       }
       current.ops.push_back(i);
-      std::vector<ViewKey> reads_i;
-      effective_reads(i, reads_i);
       for (const ViewKey& r : reads_i) read[r.store].push_back(r.view);
       for (std::size_t a = 0; a < t.args.size(); ++a)
         if (t.args[a].written) written[w_.arg_store[i][a]] = t.args[a].view;
@@ -576,6 +574,7 @@ class Planner {
   std::vector<int> last_write_, producer_;
   std::vector<bool> created_, floating_, deferred_;
   std::vector<std::vector<int>> readers_;
+  std::vector<std::vector<bool>> loads_;  // op -> arg -> loaded by the op
   std::vector<Group> groups_;
 };
 
