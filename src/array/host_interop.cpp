@@ -3,6 +3,7 @@
 
 #include "tessera/array/array_ref.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/profiling.hpp"
 #include "tessera/core/runtime_state.hpp"
 #include "tessera/fusion/window.hpp"
 
@@ -12,6 +13,7 @@ std::vector<char> gather_bytes(const ArrayRef& a) {
   check_runtime(a, "to_host");
   RuntimeState& rt = runtime();
   flush_window();
+  ScopedRegion region("tessera::gather");
   fence("tessera::to_host");
   Store& s = *a.store;
   const int esize = size_of(s.dtype());

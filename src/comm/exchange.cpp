@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "tessera/core/profiling.hpp"
+
 namespace tessera::detail {
 namespace {
 
@@ -23,7 +25,8 @@ struct Piece {
 }  // namespace
 
 std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vector<FetchRequest>& requests,
-                   const char* label) {
+                   const std::string& label) {
+  ScopedRegion region(label);
   const int me = comm.rank(), nranks = comm.size();
   std::map<int, std::vector<Piece>> to_send, to_receive;
   std::map<int, std::size_t> send_bytes, receive_bytes;
@@ -50,7 +53,7 @@ std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vecto
     }
     if (!req.in_place) {
       Box local = intersect(my_need, mine);
-      copy_box(s.data(), s.layout(), req.destination, req.destination_layout, local, esize, label);
+      copy_box(s.data(), s.layout(), req.destination, req.destination_layout, local, esize, label.c_str());
     }
   }
 
@@ -61,7 +64,7 @@ std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vecto
     char* buf = buffers.back().data();
     for (const Piece& p : pieces) {
       Store& s = *p.request->store;
-      copy_box(s.data(), s.layout(), buf + p.offset, Layout::row_major(p.box), p.box, size_of(s.dtype()), label);
+      copy_box(s.data(), s.layout(), buf + p.offset, Layout::row_major(p.box), p.box, size_of(s.dtype()), label.c_str());
     }
     sends.push_back({peer, geometric_tag(grid, me, peer, halo), buf, send_bytes[peer]});
   }
@@ -76,7 +79,7 @@ std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vecto
     for (const Piece& p : to_receive[m.peer]) {
       Store& s = *p.request->store;
       copy_box(m.data + p.offset, Layout::row_major(p.box), p.request->destination, p.request->destination_layout,
-               p.box, size_of(s.dtype()), label);
+               p.box, size_of(s.dtype()), label.c_str());
     }
   }
   for (auto& b : buffers) recycle(std::move(b));

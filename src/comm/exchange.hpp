@@ -9,6 +9,7 @@
 // by the ghost widths, received in place into the store's ghost cells; a redistribution receives
 // into a separate buffer laid out like the launch tile.
 
+#include <string>
 #include <vector>
 
 #include "tessera/array/store.hpp"
@@ -27,6 +28,6 @@ struct FetchRequest {
 
 // Returns the bytes this rank received from other ranks.
 std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vector<FetchRequest>& requests,
-                   const char* label);
+                   const std::string& label);  // the profiler region, e.g. tessera::halo[...]
 
 }  // namespace tessera::detail

@@ -6,6 +6,7 @@
 
 #include "tessera/comm/exchange.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/profiling.hpp"
 #include "tessera/core/runtime_state.hpp"
 #include "tessera/fusion/interpreter.hpp"
 #include "tessera/fusion/task.hpp"
@@ -26,6 +27,13 @@ Accessor accessor_for(char* ptr, const Layout& layout, const Index3& first, int 
   return a;
 }
 
+// "tessera::halo[" + "tessera::fused[add,mul]" -> "tessera::halo[fused[add,mul]]": the region
+// names the kernel it serves.
+std::string region_label(const char* prefix, const std::string& kernel) {
+  const std::string inner = kernel.rfind("tessera::", 0) == 0 ? kernel.substr(9) : kernel;
+  return prefix + inner + "]";
+}
+
 Index3 view_extent(const Box& view) {
   Index3 e{1, 1, 1};
   for (int d = 0; d < view.ndim; ++d) e[d] = view.extent(d);
@@ -38,6 +46,7 @@ void finalize_reductions(const Launch& task, const Kokkos::View<Accumulators, Me
   for (std::size_t k = 0; k < task.reductions.size() && !replicated; ++k) {
     const bool is_float = task.program->reduce_float[k];
     char* slot = reinterpret_cast<char*>(partials.data()) + k * sizeof(Value);
+    ScopedRegion region(std::string("tessera::allreduce[") + name(task.program->reduce_kinds[k]) + "]");
     rt.comm().allreduce(slot, 1, is_float ? DType::Float64 : DType::Int64, task.program->reduce_kinds[k]);
     rt.stats().allreduces++;
   }
@@ -173,14 +182,14 @@ ExecReport execute(const Launch& task) {
   }
   if (!exchange.empty()) {
     report.halo_stores = static_cast<int>(exchange.size());
-    report.halo_bytes = fetch(rt.comm(), grid, exchange, "tessera::halo[exchange]");
+    report.halo_bytes = fetch(rt.comm(), grid, exchange, region_label("tessera::halo[", *task.label));
     rt.stats().halo_bytes += report.halo_bytes;
     rt.stats().halo_exchanges++;
     if (rt.logging(LogTopic::Comm)) rt.log(LogTopic::Comm, "halo exchange for " + *task.label + ":" + halo_log.str());
   }
   report.redistributions = static_cast<int>(moves.size());
   if (!moves.empty()) {
-    rt.stats().redistribution_bytes += fetch(rt.comm(), grid, moves, "tessera::redistribute");
+    rt.stats().redistribution_bytes += fetch(rt.comm(), grid, moves, region_label("tessera::redistribute[", *task.label));
     rt.stats().redistributions += static_cast<std::int64_t>(moves.size());
     if (rt.logging(LogTopic::Comm))
       rt.log(LogTopic::Comm, "redistribution for " + *task.label + ": " + std::to_string(moves.size()) +
