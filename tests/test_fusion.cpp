@@ -239,6 +239,7 @@ TEST_F(FusionTest, SteadyStateLoopsAllocateNothing) {
                   (center + grid(ts::slice(0, -2), ts::slice(1, -1)) + grid(ts::slice(1, -1), ts::slice(2, ts::end)) +
                    grid(ts::slice(1, -1), ts::slice(0, -2)) + grid(ts::slice(2, ts::end), ts::slice(1, -1))));
     sink.assign(other(ts::slice(0, n)) + longer(ts::slice(n, 2 * n)));  // different tilings: redistribution
+    sink /= ts::max(ts::abs(sink));                                     // a reduction feeding the loop
     rt().flush();
   };
   for (int it = 0; it < 3; ++it) iteration();
@@ -247,4 +248,25 @@ TEST_F(FusionTest, SteadyStateLoopsAllocateNothing) {
   const ts::Stats after = rt().stats();
   EXPECT_EQ(after.stores_allocated - before.stores_allocated, 0);
   EXPECT_GE(after.kernels - before.kernels, 5);
+}
+
+TEST_F(FusionTest, GroupsWiderThanTheArgumentLimitAreSplit) {
+  // 70 distinct inputs in one expression: more than one kernel's argument table (64) holds.
+  const std::int64_t n = 37;
+  const int inputs = 70;
+  std::vector<ts::Array<double>> a;
+  for (int k = 0; k < inputs; ++k) a.push_back(ts::random<double>({n}, 100 + k));
+  rt().flush();
+  const ts::Stats before = rt().stats();
+  auto total = a[0] * 1.0;
+  for (int k = 1; k < inputs; ++k) total = total + double(k + 1) * a[k];
+  std::vector<double> got = total.to_host();
+  const ts::Stats after = rt().stats();
+  EXPECT_GE(after.kernels - before.kernels, 2);
+  std::vector<double> expect(n, 0.0);
+  for (int k = 0; k < inputs; ++k) {
+    std::vector<double> h = a[k].to_host();
+    for (std::int64_t i = 0; i < n; ++i) expect[i] += double(k + 1) * h[i];
+  }
+  EXPECT_TRUE(close(got, expect, 1e-12));
 }

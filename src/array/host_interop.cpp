@@ -1,5 +1,6 @@
 // Moving whole arrays to the host: every rank packs the part of the view it owns, the parts are
-// gathered on every rank, and each rank places them in a row-major buffer.
+// gathered on every rank through the communicator (NCCL on GPUs), and each rank places them in a
+// row-major buffer.
 
 #include "tessera/array/array_ref.hpp"
 #include "tessera/core/error.hpp"
@@ -8,38 +9,67 @@
 #include "tessera/fusion/window.hpp"
 
 namespace tessera::detail {
+namespace {
+constexpr int kGatherTag = 300;  // halos use 100+, redistributions 200+ (comm/exchange.cpp)
+}  // namespace
 
 std::vector<char> gather_bytes(const ArrayRef& a) {
   check_runtime(a, "to_host");
   RuntimeState& rt = runtime();
   flush_window();
   ScopedRegion region("tessera::gather");
-  fence("tessera::to_host");
+  rt.stats().gathers++;
   Store& s = *a.store;
   const int esize = size_of(s.dtype());
-  const Box mine = s.ndim() == 0 ? Box{} : intersect(a.view, s.owned());
-  std::vector<char> packed(static_cast<std::size_t>(mine.volume()) * esize);
-  if (!packed.empty()) {
-    Kokkos::View<char*, MemSpace> buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::gather"),
-                                         packed.size());
-    copy_box(s.data(), s.layout(), buffer.data(), Layout::row_major(mine), mine, esize, "tessera::gather[pack]");
-    Kokkos::deep_copy(Kokkos::View<char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(packed.data(), packed.size()),
-                      buffer);
+  auto on_host = [](std::vector<char>& v) {
+    return Kokkos::View<char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
+  };
+  if (s.ndim() == 0) {  // replicated: every rank has the value
+    rt.comm().wait("tessera::item");
+    std::vector<char> value(esize);
+    Kokkos::deep_copy(on_host(value), Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(s.data(), esize));
+    return value;
   }
-  rt.stats().gathers++;
-  if (s.ndim() == 0) return packed;  // replicated: every rank already has the value
 
-  std::vector<std::size_t> counts;
-  std::vector<char> all = rt.comm().allgather(packed, counts);
+  // The pieces in rank order: what each rank owns of the view (every rank can compute them all).
+  const ProcessGrid& grid = rt.grid(s.ndim());
+  const int me = rt.rank(), nranks = rt.size();
+  std::vector<Box> pieces(nranks);
+  std::vector<std::size_t> offset(nranks + 1, 0);
+  for (int r = 0; r < nranks; ++r) {
+    pieces[r] = intersect(a.view, s.tiling().tile(grid.coords(r)));
+    offset[r + 1] = offset[r] + static_cast<std::size_t>(pieces[r].volume()) * esize;
+  }
+  const std::size_t total = offset[nranks];
+  std::vector<char> gathered(total);
+  if (total > 0) {
+    // Each rank packs its piece into its place in one device buffer, the pieces travel in one
+    // exchange (NCCL or MPI: the communicator's), and the buffer comes to the host in one copy.
+    Kokkos::View<char*, MemSpace> all = allocate(total, "tessera::gather", false);
+    char* mine = all.data() + offset[me];
+    const std::size_t my_bytes = offset[me + 1] - offset[me];
+    if (my_bytes > 0)
+      copy_box(s.data(), s.layout(), mine, Layout::row_major(pieces[me]), pieces[me], esize, "tessera::gather[pack]");
+    std::vector<Message> sends, receives;
+    for (int r = 0; r < nranks; ++r) {
+      if (r == me) continue;
+      if (my_bytes > 0) sends.push_back({r, kGatherTag, mine, my_bytes});
+      if (offset[r + 1] > offset[r])
+        receives.push_back({r, kGatherTag, all.data() + offset[r], offset[r + 1] - offset[r]});
+    }
+    rt.comm().exchange(sends, receives);
+    rt.comm().wait("tessera::to_host");
+    Kokkos::deep_copy(on_host(gathered), Kokkos::subview(all, std::make_pair(std::size_t(0), total)));
+    recycle(std::move(all));
+  }
+
   std::vector<char> out(static_cast<std::size_t>(a.size()) * esize);
   const Layout global = Layout::row_major(a.view);
-  const ProcessGrid& grid = rt.grid(s.ndim());
-  std::size_t at = 0;
-  for (int r = 0; r < rt.size(); ++r) {
-    const Box piece = intersect(a.view, s.tiling().tile(grid.coords(r)));
-    for_each_row(piece, [&](const Index3& first, std::int64_t length) {
+  for (int r = 0; r < nranks; ++r) {
+    std::size_t at = offset[r];
+    for_each_row(pieces[r], [&](const Index3& first, std::int64_t length) {
       const std::size_t bytes = static_cast<std::size_t>(length) * esize;
-      std::copy(all.data() + at, all.data() + at + bytes, out.data() + global.offset(first) * esize);
+      std::copy(gathered.data() + at, gathered.data() + at + bytes, out.data() + global.offset(first) * esize);
       at += bytes;
     });
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tessera/core/dtype.hpp"
+#include "tessera/core/kokkos_compat.hpp"
 #include "tessera/fusion/program.hpp"
 
 namespace tessera::detail {
@@ -31,6 +32,9 @@ class Communicator {
   virtual void exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) = 0;
   // In place on `count` elements in MemSpace; int64 or float64 only (accumulator types).
   virtual void allreduce(void* data, int count, DType type, ReduceKind kind) = 0;
+  // Blocks the host until the device has finished everything enqueued so far (item(), to_host()).
+  // A backend that can detect failed peers while waiting does so here.
+  virtual void wait(const char* why) { fence(why); }
   // Every rank's host bytes, concatenated in rank order; `counts` receives each rank's length.
   virtual std::vector<char> allgather(const std::vector<char>& mine, std::vector<std::size_t>& counts) = 0;
 };

@@ -64,7 +64,8 @@ std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vecto
     char* buf = buffers.back().data();
     for (const Piece& p : pieces) {
       Store& s = *p.request->store;
-      copy_box(s.data(), s.layout(), buf + p.offset, Layout::row_major(p.box), p.box, size_of(s.dtype()), label.c_str());
+      copy_box(s.data(), s.layout(), buf + p.offset, Layout::row_major(p.box), p.box, size_of(s.dtype()),
+               label.c_str());
     }
     sends.push_back({peer, geometric_tag(grid, me, peer, halo), buf, send_bytes[peer]});
   }

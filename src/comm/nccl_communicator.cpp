@@ -1,15 +1,15 @@
 #include "tessera/comm/nccl_communicator.hpp"
 
-#include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
+#include "tessera/comm/nccl_device.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/kokkos_compat.hpp"
-
-#include <Kokkos_NumericTraits.hpp>
 
 namespace tessera::detail {
 namespace {
@@ -18,34 +18,45 @@ namespace {
 void check(ncclResult_t r, const char* what) {
   if (r != ncclSuccess && r != ncclInProgress) fatal(std::string("NCCL ") + what + " failed: " + ncclGetErrorString(r));
 }
-
-cudaStream_t stream() { return ExecSpace().cuda_stream(); }
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) fatal(std::string("CUDA ") + what + " failed: " + cudaGetErrorString(e));
+}
 
 class NcclCommunicator final : public Communicator {
  public:
-  explicit NcclCommunicator(MPI_Comm parent) : host_(parent) {
+  NcclCommunicator(MPI_Comm parent, double timeout_seconds) : host_(parent), timeout_(timeout_seconds) {
     ncclUniqueId id;
     if (host_.rank() == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, host_.comm());
     check(ncclCommInitRank(&comm_, host_.size(), id, host_.rank()), "ncclCommInitRank");
+    check(cudaMalloc(reinterpret_cast<void**>(&pair_), 2 * sizeof(double)), "cudaMalloc (allreduce scratch)");
   }
   ~NcclCommunicator() override {
     if (comm_) ncclCommDestroy(comm_);
+    cudaFree(pair_);
   }
 
   int rank() const override { return host_.rank(); }
   int size() const override { return host_.size(); }
 
   void exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) override {
+    const cudaStream_t stream = device_stream();
     check(ncclGroupStart(), "ncclGroupStart");
-    for (const Message& m : receives) check(ncclRecv(m.data, m.bytes, ncclInt8, m.peer, comm_, stream()), "ncclRecv");
-    for (const Message& m : sends) check(ncclSend(m.data, m.bytes, ncclInt8, m.peer, comm_, stream()), "ncclSend");
+    for (const Message& m : receives) check(ncclRecv(m.data, m.bytes, ncclInt8, m.peer, comm_, stream), "ncclRecv");
+    for (const Message& m : sends) check(ncclSend(m.data, m.bytes, ncclInt8, m.peer, comm_, stream), "ncclSend");
     check(ncclGroupEnd(), "ncclGroupEnd");
   }
 
   void allreduce(void* data, int count, DType type, ReduceKind kind) override {
+    const cudaStream_t stream = device_stream();
     if (type == DType::Float64 && (kind == ReduceKind::Max || kind == ReduceKind::Min)) {
-      for (int i = 0; i < count; ++i) nan_propagating(static_cast<double*>(data) + i, kind);
+      const bool is_max = kind == ReduceKind::Max;
+      for (int i = 0; i < count; ++i) {
+        double* x = static_cast<double*>(data) + i;
+        nan_split(x, pair_, is_max);
+        check(ncclAllReduce(pair_, pair_, 2, ncclFloat64, is_max ? ncclMax : ncclMin, comm_, stream), "ncclAllReduce");
+        nan_join(x, pair_);
+      }
       return;
     }
     const ncclDataType_t t = type == DType::Float64 ? ncclFloat64 : ncclInt64;
@@ -53,26 +64,29 @@ class NcclCommunicator final : public Communicator {
                            : kind == ReduceKind::Prod ? ncclProd
                            : kind == ReduceKind::Max  ? ncclMax
                                                       : ncclMin;
-    check(ncclAllReduce(data, data, static_cast<std::size_t>(count), t, op, comm_, stream()), "ncclAllReduce");
+    check(ncclAllReduce(data, data, static_cast<std::size_t>(count), t, op, comm_, stream), "ncclAllReduce");
   }
 
-  // NCCL's max/min leave NaN to the hardware's fmax/fmin, which drop it; NumPy's max/min
-  // propagate it. Reduce (value without NaN, NaN flag) together, on the stream, then restore.
-  void nan_propagating(double* x, ReduceKind kind) {
-    const bool is_max = kind == ReduceKind::Max;
-    double* pair = scratch_.data();
-    Kokkos::parallel_for(
-        "tessera::allreduce[nan split]", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(int) {
-          const bool nan = *x != *x;
-          pair[0] = nan ? (is_max ? -Kokkos::Experimental::infinity<double>::value
-                                  : Kokkos::Experimental::infinity<double>::value)
-                        : *x;
-          pair[1] = nan ? (is_max ? 1.0 : -1.0) : 0.0;
-        });
-    check(ncclAllReduce(pair, pair, 2, ncclFloat64, is_max ? ncclMax : ncclMin, comm_, stream()), "ncclAllReduce");
-    Kokkos::parallel_for(
-        "tessera::allreduce[nan join]", Kokkos::RangePolicy<ExecSpace>(0, 1),
-        KOKKOS_LAMBDA(int) { *x = pair[1] != 0.0 ? Kokkos::Experimental::quiet_NaN<double>::value : pair[0]; });
+  // Waits for the stream while watching NCCL: a peer that died or a broken link shows up as an
+  // asynchronous error (or as no progress at all), and the job ends instead of hanging.
+  void wait(const char* why) override {
+    const cudaStream_t stream = device_stream();
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+      const cudaError_t state = cudaStreamQuery(stream);
+      if (state == cudaSuccess) break;
+      if (state != cudaErrorNotReady) check(state, why);
+      ncclResult_t async = ncclSuccess;
+      check(ncclCommGetAsyncError(comm_, &async), "ncclCommGetAsyncError");
+      if (async != ncclSuccess && async != ncclInProgress)
+        abort_with(std::string("NCCL asynchronous error while waiting for ") + why + ": " + ncclGetErrorString(async));
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (waited > timeout_)
+        abort_with(std::string("no progress on the device for ") + std::to_string(timeout_) +
+                   " s (TESSERA_COMM_TIMEOUT) while waiting for " + why + "; a peer may have failed");
+      std::this_thread::yield();
+    }
+    fence(why);
   }
 
   std::vector<char> allgather(const std::vector<char>& mine, std::vector<std::size_t>& counts) override {
@@ -80,15 +94,22 @@ class NcclCommunicator final : public Communicator {
   }
 
  private:
+  [[noreturn]] void abort_with(const std::string& message) {
+    ncclCommAbort(comm_);
+    comm_ = nullptr;
+    fatal(message);
+  }
+
   MpiCommunicator host_;
   ncclComm_t comm_ = nullptr;
-  Kokkos::View<double[2], MemSpace> scratch_{"tessera::allreduce[scratch]"};
+  double timeout_;
+  double* pair_ = nullptr;  // device scratch for NaN-propagating max/min
 };
 
 }  // namespace
 
-std::unique_ptr<Communicator> make_nccl_communicator(MPI_Comm parent) {
-  return std::make_unique<NcclCommunicator>(parent);
+std::unique_ptr<Communicator> make_nccl_communicator(MPI_Comm parent, double timeout_seconds) {
+  return std::make_unique<NcclCommunicator>(parent, timeout_seconds);
 }
 
 }  // namespace tessera::detail

@@ -2,13 +2,14 @@
 // The NCCL backend (CUDA builds): point-to-point exchanges as one ncclGroupStart/End of
 // ncclSend/ncclRecv, and allreduces of device scalars, all enqueued on the Kokkos execution
 // space's stream, so nothing waits on the host. The NCCL communicator is bootstrapped through MPI
-// (unique id from rank 0, broadcast) and owned here. Host-side collectives (gathering a whole
-// array for to_host, which synchronizes anyway) go through the MPI communicator it is built on.
+// (unique id from rank 0, broadcast) and owned here. Where the host must wait for the device
+// (item(), to_host(), flush) it polls ncclCommGetAsyncError and gives up after the timeout
+// (TESSERA_COMM_TIMEOUT), aborting the job with a message instead of hanging.
 
 #include "tessera/comm/mpi_communicator.hpp"
 
 namespace tessera::detail {
 
-std::unique_ptr<Communicator> make_nccl_communicator(MPI_Comm parent);
+std::unique_ptr<Communicator> make_nccl_communicator(MPI_Comm parent, double timeout_seconds);
 
 }  // namespace tessera::detail

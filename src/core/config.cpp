@@ -9,6 +9,8 @@
 namespace tessera {
 namespace {
 
+constexpr double kMaxSeconds = 1e9;  // about 30 years: "never" without overflowing a clock
+
 const char* getenv_or_null(const char* name) {
   const char* value = std::getenv(name);
   return value;
@@ -21,6 +23,17 @@ long parse_positive(const char* var, const std::string& text, long max) {
   long v = std::strtol(text.c_str(), nullptr, 10);
   if (errno != 0 || v <= 0 || v > max)
     detail::raise(var, "='", text, "' is not valid: expected a positive integer up to ", max);
+  return v;
+}
+
+// A positive, finite number of seconds, written as a decimal ("300", "2.5").
+double parse_seconds(const char* var, const std::string& text) {
+  const char* what = "' is not valid: expected a positive number of seconds (e.g. 300 or 2.5)";
+  if (text.empty() || text.find_first_not_of("0123456789.") != std::string::npos) detail::raise(var, "='", text, what);
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !(v > 0) || v > kMaxSeconds) detail::raise(var, "='", text, what);
   return v;
 }
 
@@ -90,6 +103,13 @@ Config Config::with_environment() const {
       detail::raise("TESSERA_COMM='", s, "' is not valid: expected auto, mpi or nccl");
     c.comm = s;
   }
+  if (const char* v = getenv_or_null("TESSERA_CHECK_DIVERGENCE")) {
+    std::string s = v;
+    if (s != "0" && s != "1") detail::raise("TESSERA_CHECK_DIVERGENCE='", s, "' is not valid: expected 0 or 1");
+    c.check_divergence = s == "1";
+  }
+  if (const char* v = getenv_or_null("TESSERA_COMM_TIMEOUT"))
+    c.comm_timeout = parse_seconds("TESSERA_COMM_TIMEOUT", v);
   if (const char* v = getenv_or_null("TESSERA_CACHE_DIR")) {
     if (*v == '\0') detail::raise("TESSERA_CACHE_DIR is set but empty: expected a folder path");
     c.cache_dir = v;
@@ -105,6 +125,9 @@ void Config::validate() const {
   check_log(log);
   if (comm != "auto" && comm != "mpi" && comm != "nccl")
     detail::raise("Config::comm='", comm, "' is not valid: expected auto, mpi or nccl");
+  if (!(comm_timeout > 0) || comm_timeout > kMaxSeconds)
+    detail::raise("Config::comm_timeout=", comm_timeout, " is not valid: expected a positive number of seconds up to ",
+                  kMaxSeconds);
 }
 
 }  // namespace tessera

@@ -25,6 +25,10 @@ struct Config {
   std::string cache_dir;              // TESSERA_CACHE_DIR: kernel cache folder
   std::string comm = "auto";          // TESSERA_COMM: auto|mpi|nccl (auto: NCCL on CUDA builds when
                                       // each rank of a node has a GPU of its own, else MPI)
+  bool check_divergence = true;       // TESSERA_CHECK_DIVERGENCE: 0 skips comparing the ranks' op
+                                      // streams at each flush (docs/RELIABILITY.md)
+  double comm_timeout = 300;          // TESSERA_COMM_TIMEOUT: seconds a rank waits for the others
+                                      // (divergence check, NCCL operations) before aborting the job
 
   // This configuration with every TESSERA_* variable that is set applied on top.
   Config with_environment() const;

@@ -69,7 +69,7 @@ std::unique_ptr<Communicator> make_communicator(const Config& config, MPI_Comm p
   if (config.comm == "nccl" && !fits)
     raise("TESSERA_COMM=nccl needs one GPU per rank, but a node has more ranks than its ", devices,
           " GPU(s); use TESSERA_COMM=mpi or auto");
-  if (config.comm == "nccl" || (config.comm == "auto" && fits)) return make_nccl_communicator(parent);
+  if (config.comm == "nccl" || (config.comm == "auto" && fits)) return make_nccl_communicator(parent, config.comm_timeout);
 #else
   if (config.comm == "nccl") raise("TESSERA_COMM=nccl: this build of tessera has no NCCL (CUDA builds only)");
 #endif
@@ -161,7 +161,7 @@ int Runtime::rank() const { return detail::runtime().rank(); }
 int Runtime::size() const { return detail::runtime().size(); }
 void Runtime::flush() {
   detail::flush_window();
-  detail::fence("tessera::Runtime::flush");
+  detail::runtime().comm().wait("tessera::Runtime::flush");
 }
 Stats Runtime::stats() const { return detail::runtime().stats(); }
 void Runtime::reset_stats() { detail::runtime().stats() = Stats{}; }

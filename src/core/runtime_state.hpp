@@ -10,6 +10,7 @@
 #include "tessera/core/config.hpp"
 #include "tessera/core/memory_pool.hpp"
 #include "tessera/core/stats.hpp"
+#include "tessera/fusion/interpreter.hpp"
 #include "tessera/fusion/window.hpp"
 #include "tessera/partition/process_grid.hpp"
 
@@ -32,6 +33,7 @@ class RuntimeState {
   Stats& stats() { return stats_; }
   Window& window() { return *window_; }
   MemoryPool& pool() { return pool_; }
+  ProgramImages& programs() { return programs_; }
 
   bool logging(LogTopic t) const { return (log_mask_ & static_cast<unsigned>(t)) != 0; }
   void log(LogTopic t, const std::string& line) const;
@@ -45,6 +47,7 @@ class RuntimeState {
   std::unique_ptr<Communicator> comm_;
   std::unique_ptr<Window> window_;
   MemoryPool pool_;
+  ProgramImages programs_;
   std::array<ProcessGrid, 4> grids_;
   Stats stats_;
   unsigned log_mask_ = 0;

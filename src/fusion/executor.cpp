@@ -14,6 +14,8 @@
 namespace tessera::detail {
 namespace {
 
+using PartialsView = Kokkos::View<Accumulators, MemSpace, Kokkos::MemoryUnmanaged>;
+
 enum class Access { Replicated, Aligned, Local, Halo, Redistributed };
 
 // Tile coordinates of dimension d of an ndim-array in the padded 3-D domain.
@@ -40,7 +42,7 @@ Index3 view_extent(const Box& view) {
   return e;
 }
 
-void finalize_reductions(const Launch& task, const Kokkos::View<Accumulators, MemSpace>& partials, bool replicated) {
+void finalize_reductions(const Launch& task, const PartialsView& partials, bool replicated) {
   RuntimeState& rt = runtime();
   // A replicated (0-d) domain was computed whole on every rank: there is nothing to combine.
   for (std::size_t k = 0; k < task.reductions.size() && !replicated; ++k) {
@@ -189,7 +191,8 @@ ExecReport execute(const Launch& task) {
   }
   report.redistributions = static_cast<int>(moves.size());
   if (!moves.empty()) {
-    rt.stats().redistribution_bytes += fetch(rt.comm(), grid, moves, region_label("tessera::redistribute[", *task.label));
+    rt.stats().redistribution_bytes +=
+        fetch(rt.comm(), grid, moves, region_label("tessera::redistribute[", *task.label));
     rt.stats().redistributions += static_cast<std::int64_t>(moves.size());
     if (rt.logging(LogTopic::Comm))
       rt.log(LogTopic::Comm, "redistribution for " + *task.label + ": " + std::to_string(moves.size()) +
@@ -222,8 +225,13 @@ ExecReport execute(const Launch& task) {
       stride *= domain_extent[d];
     }
   }
-  Kokkos::View<Accumulators, MemSpace> partials;
-  if (!task.reductions.empty()) partials = Kokkos::View<Accumulators, MemSpace>("tessera::partials");
+  // The partial results live in a pool buffer: reductions in a loop allocate nothing either.
+  Kokkos::View<char*, MemSpace> partials_buffer;
+  PartialsView partials;
+  if (!task.reductions.empty()) {
+    partials_buffer = allocate(sizeof(Accumulators), "tessera::partials", false);
+    partials = PartialsView(reinterpret_cast<Accumulators*>(partials_buffer.data()));
+  }
   interpret(*task.label, *task.program, accessors, domain, partials);
   rt.stats().kernels++;
   rt.stats().bytes_accessed += bytes;
@@ -232,6 +240,7 @@ ExecReport execute(const Launch& task) {
   if (rt.logging(LogTopic::Exec)) rt.log(LogTopic::Exec, *task.label + ": " + task.program->describe());
   for (auto& t : temporaries) recycle(std::move(t));
   if (!task.reductions.empty()) finalize_reductions(task, partials, ndim == 0);
+  recycle(std::move(partials_buffer));
   return report;
 }
 

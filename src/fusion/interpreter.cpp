@@ -2,6 +2,8 @@
 
 #include <Kokkos_NumericTraits.hpp>
 
+#include "tessera/core/error.hpp"
+#include "tessera/core/runtime_state.hpp"
 #include "tessera/fusion/element_ops.hpp"
 
 namespace tessera::detail {
@@ -9,6 +11,8 @@ namespace {
 
 // Host: a block of 64 elements per instruction amortizes decoding. Device: one element per thread.
 constexpr int kLanes = kDeviceIsHost ? 64 : 1;
+
+constexpr std::size_t kMaxImages = 4096;
 
 struct ReduceSlot {
   ReduceKind kind;
@@ -65,7 +69,7 @@ struct Interpreter {
 
   Kokkos::View<const Instr*, MemSpace> code;
   Kokkos::View<const Value*, MemSpace> constants;
-  Kokkos::View<const Accessor*, MemSpace> args;
+  Accessor args[kMaxArgs];
   Domain domain;
   std::int64_t blocks_per_row;
   int ninstr;
@@ -102,7 +106,7 @@ struct Interpreter {
 
   template <class T>
   KOKKOS_INLINE_FUNCTION T* element_ptr(int arg, std::int64_t i0, std::int64_t i1, std::int64_t j) const {
-    const Accessor& a = args(arg);
+    const Accessor& a = args[arg];
     return reinterpret_cast<T*>(a.ptr) + (a.origin + i0 * a.stride[0] + i1 * a.stride[1] + j * a.stride[2]);
   }
 
@@ -123,7 +127,7 @@ struct Interpreter {
         case OpCode::Load:
           by_type(in.type, [&](auto tag) {
             using T = decltype(tag);
-            const std::int64_t s2 = args(in.a).stride[2];
+            const std::int64_t s2 = args[in.a].stride[2];
             const T* p = element_ptr<T>(in.a, i0, i1, j0);
             for (int l = 0; l < len; ++l) as<T>(d[l]) = p[l * s2];
           });
@@ -131,7 +135,7 @@ struct Interpreter {
         case OpCode::Store:
           by_type(in.type, [&](auto tag) {
             using T = decltype(tag);
-            const std::int64_t s2 = args(in.a).stride[2];
+            const std::int64_t s2 = args[in.a].stride[2];
             T* p = element_ptr<T>(in.a, i0, i1, j0);
             for (int l = 0; l < len; ++l) p[l * s2] = as<T>(y[l]);
           });
@@ -251,21 +255,71 @@ struct Interpreter {
   }
 };
 
+std::uint64_t content_hash(const Program& p) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  for (const Instr& in : p.code)
+    mix(static_cast<std::uint64_t>(in.op) | static_cast<std::uint64_t>(in.type) << 8 |
+        static_cast<std::uint64_t>(in.from) << 16 | static_cast<std::uint64_t>(in.dst) << 24 |
+        static_cast<std::uint64_t>(in.a) << 40 | static_cast<std::uint64_t>(in.b) << 56);
+  for (const Value& v : p.constants) mix(static_cast<std::uint64_t>(v.i64));
+  return h;
+}
+
+bool same_code(const std::vector<Instr>& x, const std::vector<Instr>& y) {
+  return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const Instr& a, const Instr& b) {
+    return a.op == b.op && a.type == b.type && a.from == b.from && a.dst == b.dst && a.a == b.a && a.b == b.b &&
+           a.c == b.c;
+  });
+}
+
+bool same_constants(const std::vector<Value>& x, const std::vector<Value>& y) {
+  return std::equal(x.begin(), x.end(), y.begin(), y.end(),
+                    [](const Value& a, const Value& b) { return a.i64 == b.i64; });
+}
+
 }  // namespace
 
+const ProgramImage& ProgramImages::get(const Program& program) {
+  std::deque<Entry>& bucket = by_hash_[content_hash(program)];
+  for (const Entry& e : bucket)
+    if (same_code(e.code, program.code) && same_constants(e.constants, program.constants)) return e.image;
+  // A program whose op stream never repeats would grow this without bound.
+  if (count_ >= kMaxImages) {
+    by_hash_.clear();
+    count_ = 0;
+    return get(program);
+  }
+  bucket.push_back(Entry{program.code, program.constants, {}});
+  Entry& e = bucket.back();
+  // On the host the image views the entry's own vectors, which stay where they are.
+  e.image.code = to_device(e.code, "tessera::program");
+  e.image.constants = to_device(e.constants, "tessera::constants");
+  if constexpr (!kDeviceIsHost) runtime().stats().stores_allocated += 2;
+  ++count_;
+  return e.image;
+}
+
 void interpret(const std::string& label, const Program& program, const std::vector<Accessor>& args,
-               const Domain& domain, const Kokkos::View<Accumulators, MemSpace>& partials) {
+               const Domain& domain, const Kokkos::View<Accumulators, MemSpace, Kokkos::MemoryUnmanaged>& partials) {
+  if (args.size() > static_cast<std::size_t>(kMaxArgs))
+    raise("internal: ", label, " has ", args.size(), " arguments, more than ", kMaxArgs);
   Interpreter<kLanes> f;
-  f.code = to_device(program.code, "tessera::program");
-  f.constants = to_device(program.constants, "tessera::constants");
-  f.args = to_device(args, "tessera::args");
+  const ProgramImage& image = runtime().programs().get(program);
+  f.code = image.code;
+  f.constants = image.constants;
+  std::copy(args.begin(), args.end(), f.args);
   f.domain = domain;
   f.blocks_per_row = (domain.n[2] + kLanes - 1) / kLanes;
   f.ninstr = static_cast<int>(program.code.size());
   f.nreduce = static_cast<int>(program.reduce_kinds.size());
   for (int k = 0; k < f.nreduce; ++k) f.slots[k] = {program.reduce_kinds[k], program.reduce_float[k]};
   const std::int64_t items = domain.n[0] * domain.n[1] * f.blocks_per_row;
-  Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> policy(0, items);
+  // Light weight: the functor (arguments included, < 4 KiB) goes in the kernel parameters. Heavier
+  // launches use constant memory, for which Kokkos makes the host wait for the previous kernel.
+  const auto policy =
+      Kokkos::Experimental::require(Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, items),
+                                    Kokkos::Experimental::WorkItemProperty::HintLightWeight);
   if (f.nreduce == 0)
     Kokkos::parallel_for(label, policy, f);
   else

@@ -3,7 +3,9 @@
 // the others. On hosts it runs each instruction over a block of elements along the last dimension
 // (NumExpr style) so decoding is paid once per block; on GPUs a block is one element per thread.
 
+#include <deque>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tessera/core/kokkos_compat.hpp"
@@ -29,6 +31,32 @@ struct Domain {
   std::int64_t volume() const { return n[0] * n[1] * n[2]; }
 };
 
+// Kernel arguments travel inside the kernel's parameters (no per-launch device allocation, no
+// copy); the planner closes a group before it would need more.
+constexpr int kMaxArgs = 64;
+
+// The device copy of a program's code and constants, made once per distinct program and kept by
+// the runtime (a steady loop replays the same programs: no per-launch allocation or copy).
+struct ProgramImage {
+  Kokkos::View<const Instr*, MemSpace> code;
+  Kokkos::View<const Value*, MemSpace> constants;
+};
+
+class ProgramImages {
+ public:
+  const ProgramImage& get(const Program& program);
+  std::size_t size() const { return count_; }
+
+ private:
+  struct Entry {
+    std::vector<Instr> code;
+    std::vector<Value> constants;
+    ProgramImage image;
+  };
+  std::unordered_map<std::uint64_t, std::deque<Entry>> by_hash_;  // deque: entries never move
+  std::size_t count_ = 0;
+};
+
 struct Accumulators {
   Value v[kMaxReductions];
 };
@@ -36,6 +64,6 @@ struct Accumulators {
 // Runs `program` over `domain`. If it reduces, this rank's partial results are written to
 // `partials` (device memory) without synchronizing the host.
 void interpret(const std::string& label, const Program& program, const std::vector<Accessor>& args,
-               const Domain& domain, const Kokkos::View<Accumulators, MemSpace>& partials);
+               const Domain& domain, const Kokkos::View<Accumulators, MemSpace, Kokkos::MemoryUnmanaged>& partials);
 
 }  // namespace tessera::detail

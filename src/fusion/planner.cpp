@@ -1,4 +1,4 @@
-// The window planner: cut the window into the longest groups that the five fusion rules allow,
+// The window planner: cut the window into the longest groups that the six fusion rules allow,
 // decide which stores are temporaries, and build one fused program per group.
 //
 // Rules (DESIGN.md): an op joins the current group only if
@@ -7,16 +7,19 @@
 //   3. it does not write a store that the group read through a different view;
 //   4. it does not read a value reduced in the group;
 //   5. the group's halos can be exchanged before it starts (follows from 2: a shifted read of a
-//      store written in the group is a read through a different view).
+//      store written in the group is a read through a different view);
+//   6. the group's kernel keeps to kMaxArgs arguments (they travel in the kernel parameters).
 // Scalar-only ops (0-d in, 0-d out) are not grouped: their consumers recompute them inline, and
 // they run as kernels of their own only if their result is still needed after the window.
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
 #include "tessera/core/error.hpp"
+#include "tessera/fusion/interpreter.hpp"
 #include "tessera/fusion/plan.hpp"
 
 namespace tessera::detail {
@@ -213,10 +216,40 @@ class Planner {
     }
   }
 
+  // A store written by a group stays visible after op i (so it is a kernel argument) if a user
+  // handle or a later op can read it, or it existed before the window.
+  bool visible_after(int store, int i) const {
+    if (w_.stores[store]->user_refs() > 0 || !created_[store]) return true;
+    return !readers_[store].empty() && readers_[store].back() > i;  // readers are in op order
+  }
+
+  // Rule 6: how many kernel arguments the group would have with op i: the views it reads from
+  // outside the group, and the stores it writes that are visible after op i. An upper bound: a
+  // later op may still turn a written store into a temporary (reads of stores written in the
+  // group are forwarded registers, never arguments). `visible` holds the group's written stores
+  // visible after op i - 1; those that op i reads last are dropped here, each once.
+  std::size_t arguments_with(int i, const std::vector<ViewKey>& reads_i, const std::set<ViewKey>& external,
+                             const std::map<int, Box>& written, std::set<int>& visible) const {
+    std::set<ViewKey> new_reads;
+    for (const ViewKey& r : reads_i)
+      if (written.count(r.store) == 0 && external.count(r) == 0) new_reads.insert(r);
+    for (auto it = visible.begin(); it != visible.end();)
+      it = visible_after(*it, i) ? std::next(it) : visible.erase(it);
+    std::size_t count = external.size() + new_reads.size() + visible.size();
+    const Task& t = ops_[i];
+    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      const int s = w_.arg_store[i][a];
+      if (t.args[a].written && visible.count(s) == 0 && visible_after(s, i)) ++count;
+    }
+    return count;
+  }
+
   void form_groups() {
     std::map<int, Box> written;            // store -> view written in the group
     std::map<int, std::vector<Box>> read;  // store -> views read in the group
     std::vector<char> reduced(w_.stores.size(), 0);
+    std::set<ViewKey> external;  // views the group reads from outside itself (kernel arguments)
+    std::set<int> visible;       // stores the group wrote that are visible after the last op
     Tiling domain;
     bool domain_scalar = false;
     Group current;
@@ -227,6 +260,8 @@ class Planner {
       current = Group{};
       written.clear();
       read.clear();
+      external.clear();
+      visible.clear();
       std::fill(reduced.begin(), reduced.end(), 0);
     };
     for (int i = 0; i < n_; ++i) {
@@ -277,6 +312,13 @@ class Planner {
                 break;
               }
         }
+        if (why.empty()) {
+          if (arguments_with(i, reads_i, external, written, visible) > static_cast<std::size_t>(kMaxArgs)) {
+            msg << "rule 6 (kernel size): op " << i << " (" << short_name(t.label) << ") would take the group past "
+                << kMaxArgs << " arguments";
+            why = msg.str();
+          }
+        }
         if (!why.empty()) close(why);
       }
       if (current.ops.empty()) {
@@ -285,8 +327,13 @@ class Planner {
       }
       current.ops.push_back(i);
       for (const ViewKey& r : reads_i) read[r.store].push_back(r.view);
+      for (const ViewKey& r : reads_i)
+        if (written.count(r.store) == 0) external.insert(r);
       for (std::size_t a = 0; a < t.args.size(); ++a)
-        if (t.args[a].written) written[w_.arg_store[i][a]] = t.args[a].view;
+        if (t.args[a].written) {
+          written[w_.arg_store[i][a]] = t.args[a].view;
+          if (visible_after(w_.arg_store[i][a], i)) visible.insert(w_.arg_store[i][a]);
+        }
       for (int s : w_.reduction_store[i]) reduced[s] = 1;
     }
     close(everything_ ? "flush" : "window full");
