@@ -3,6 +3,7 @@
 //
 //   tessera-bench overhead --n 16 --iters 2000 --fusion on --json
 //   mpirun -n 2 tessera-bench chain --n 1048576 --iters 20
+//   mpirun -n 2 tessera-bench halo --n 16384 --iters 100
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +16,9 @@
 #include <vector>
 
 #include <tessera/tessera.hpp>
+// The halo workload drives the exchange directly, through the executor's own path.
+#include <tessera/comm/exchange.hpp>
+#include <tessera/core/runtime_state.hpp>
 
 namespace ts = tessera;
 
@@ -41,7 +45,7 @@ struct Result {
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
-               "tessera-bench: %s\nusage: tessera-bench overhead|chain|stencil [--n N] [--iters K] [--warmup W] "
+               "tessera-bench: %s\nusage: tessera-bench overhead|chain|stencil|halo [--n N] [--iters K] [--warmup W] "
                "[--fusion on|off] [--json]\n",
                why);
   std::exit(2);
@@ -201,6 +205,45 @@ Result stencil(ts::Runtime& rt, const Options& o) {
   return r;
 }
 
+// The halo exchange alone: a 1-wide halo on every side of this rank's tile of an n x n float64
+// grid, through detail::fetch (pack kernels, one grouped exchange, unpack kernels), as the
+// executor does before a stencil; each iteration waits for the device. gbps: bytes received.
+Result halo(ts::Runtime& rt, const Options& o) {
+  namespace td = tessera::detail;
+  const std::int64_t n = o.n;
+  auto u = ts::random<double>({n, n}, 9);
+  std::vector<double> global = u.to_host();
+  td::Store& s = *u.impl().store;
+  td::RuntimeState& state = td::runtime();
+  const td::ProcessGrid& grid = state.grid(2);
+  const td::Index3 width{1, 1, 0};
+  s.ensure_ghosts(width, width);
+  std::vector<td::FetchRequest> requests(1);
+  requests[0] = td::FetchRequest{&s, {}, s.data(), s.layout(), true};
+  for (int q = 0; q < rt.size(); ++q)
+    requests[0].needed.push_back(td::intersect(td::bloat(s.tiling().tile(grid.coords(q)), width, width), s.full()));
+  std::int64_t received = 0;
+  Result r = time_loop(rt, o, [&] {
+    received = td::fetch(state.comm(), grid, requests, "tessera::halo[bench]");
+    rt.flush();
+  });
+  r.ops_per_iter = 1;
+  r.min_bytes_per_iter = static_cast<double>(received);
+  r.delta.halo_bytes = received * r.iters;
+  // Check: every cell of this rank's bloated tile (ghosts included) equals the global array.
+  const td::Box need = requests[0].needed[rt.rank()];
+  const td::Layout layout = s.layout();
+  std::vector<double> local(static_cast<std::size_t>(s.allocated().volume()));
+  Kokkos::deep_copy(
+      Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(local.data(), local.size()),
+      Kokkos::View<double*, td::MemSpace, Kokkos::MemoryUnmanaged>(reinterpret_cast<double*>(s.data()), local.size()));
+  r.check = true;
+  for (std::int64_t i = need.lo[0]; i < need.hi[0]; ++i)
+    for (std::int64_t j = need.lo[1]; j < need.hi[1]; ++j)
+      r.check = r.check && local[layout.offset({i, j, 0})] == global[i * n + j];
+  return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -209,10 +252,10 @@ int main(int argc, char** argv) {
   config.fusion = o.fusion;
   ts::Runtime rt(argc, argv, config);
   std::map<std::string, std::function<Result(ts::Runtime&, const Options&)>> workloads = {
-      {"overhead", overhead}, {"chain", chain}, {"stencil", stencil}};
+      {"overhead", overhead}, {"chain", chain}, {"stencil", stencil}, {"halo", halo}};
   auto it = workloads.find(o.workload);
   if (it == workloads.end()) usage(("unknown workload " + o.workload).c_str());
-  if (o.n == 0) o.n = o.workload == "overhead" ? 16 : o.workload == "stencil" ? 256 : 1 << 20;
+  if (o.n == 0) o.n = o.workload == "overhead" ? 16 : o.workload == "stencil" || o.workload == "halo" ? 256 : 1 << 20;
   if (o.iters == 0) o.iters = o.workload == "overhead" ? 2000 : 20;
   Result r = it->second(rt, o);
   if (rt.rank() == 0) {
