@@ -15,6 +15,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/kokkos_compat.hpp"
 #include "tessera/core/runtime_state.hpp"
+#include "tessera/jit/jit.hpp"
 #ifdef TESSERA_HAVE_NCCL
 #include "tessera/comm/nccl_communicator.hpp"
 #endif
@@ -79,7 +80,10 @@ std::unique_ptr<Communicator> make_communicator(const Config& config, MPI_Comm p
 }  // namespace
 
 RuntimeState::RuntimeState(const Config& config, MPI_Comm parent)
-    : config_(config), comm_(make_communicator(config, parent)), window_(std::make_unique<Window>(config.window)) {
+    : config_(config),
+      comm_(make_communicator(config, parent)),
+      window_(std::make_unique<Window>(config.window)),
+      jit_(make_jit(config, comm_->rank())) {
   for (int nd = 0; nd <= 3; ++nd) grids_[nd] = ProcessGrid(nd, comm_->size(), config_.grid);
   const std::string& log = config_.log;
   auto has = [&](const char* w) { return log.find(w) != std::string::npos || log.find("all") != std::string::npos; };
@@ -173,7 +177,8 @@ std::ostream& operator<<(std::ostream& out, const Stats& s) {
              << " redistribution_bytes=" << s.redistribution_bytes << " allreduces=" << s.allreduces
              << " gathers=" << s.gathers << " stores_allocated=" << s.stores_allocated
              << " bytes_accessed=" << s.bytes_accessed << " plan_cache_hits=" << s.plan_cache_hits
-             << " plan_cache_misses=" << s.plan_cache_misses;
+             << " plan_cache_misses=" << s.plan_cache_misses << " kernel_cache_hits=" << s.kernel_cache_hits
+             << " kernel_disk_hits=" << s.kernel_disk_hits << " kernel_compiles=" << s.kernel_compiles;
 }
 
 const char* name(DType t) {

@@ -17,6 +17,7 @@
 namespace tessera::detail {
 
 class Store;
+class Jit;
 
 enum class LogTopic : unsigned { Fusion = 1, Comm = 2, Exec = 4 };
 
@@ -34,6 +35,7 @@ class RuntimeState {
   Window& window() { return *window_; }
   MemoryPool& pool() { return pool_; }
   ProgramImages& programs() { return programs_; }
+  Jit* jit() { return jit_.get(); }  // nullptr: the interpreter runs every kernel
 
   bool logging(LogTopic t) const { return (log_mask_ & static_cast<unsigned>(t)) != 0; }
   void log(LogTopic t, const std::string& line) const;
@@ -48,6 +50,7 @@ class RuntimeState {
   std::unique_ptr<Window> window_;
   MemoryPool pool_;
   ProgramImages programs_;
+  std::shared_ptr<Jit> jit_;
   std::array<ProcessGrid, 4> grids_;
   Stats stats_;
   unsigned log_mask_ = 0;

@@ -19,6 +19,9 @@ struct Stats {
   std::int64_t bytes_accessed = 0;        // bytes the kernels read and wrote, by the planner's count
   std::int64_t plan_cache_hits = 0;
   std::int64_t plan_cache_misses = 0;
+  std::int64_t kernel_cache_hits = 0;  // JIT: compiled kernels found in memory or on disk
+  std::int64_t kernel_disk_hits = 0;   // JIT: of those, read from TESSERA_CACHE_DIR
+  std::int64_t kernel_compiles = 0;    // JIT: kernels compiled by NVRTC (cache misses)
 };
 
 std::ostream& operator<<(std::ostream& out, const Stats& s);

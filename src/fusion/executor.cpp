@@ -14,8 +14,6 @@
 namespace tessera::detail {
 namespace {
 
-using PartialsView = Kokkos::View<Accumulators, MemSpace, Kokkos::MemoryUnmanaged>;
-
 enum class Access { Replicated, Aligned, Local, Halo, Redistributed };
 
 // Tile coordinates of dimension d of an ndim-array in the padded 3-D domain.
@@ -232,7 +230,7 @@ ExecReport execute(const Launch& task) {
     partials_buffer = allocate(sizeof(Accumulators), "tessera::partials", false);
     partials = PartialsView(reinterpret_cast<Accumulators*>(partials_buffer.data()));
   }
-  interpret(*task.label, *task.program, accessors, domain, partials);
+  launch_kernel(*task.label, *task.program, accessors, domain, partials);
   rt.stats().kernels++;
   rt.stats().bytes_accessed += bytes;
   for (const Arg& arg : task.args)

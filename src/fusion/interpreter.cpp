@@ -280,9 +280,9 @@ bool same_constants(const std::vector<Value>& x, const std::vector<Value>& y) {
 
 }  // namespace
 
-const ProgramImage& ProgramImages::get(const Program& program) {
+ProgramImage& ProgramImages::get(const Program& program) {
   std::deque<Entry>& bucket = by_hash_[content_hash(program)];
-  for (const Entry& e : bucket)
+  for (Entry& e : bucket)
     if (same_code(e.code, program.code) && same_constants(e.constants, program.constants)) return e.image;
   // A program whose op stream never repeats would grow this without bound.
   if (count_ >= kMaxImages) {
@@ -300,12 +300,11 @@ const ProgramImage& ProgramImages::get(const Program& program) {
   return e.image;
 }
 
-void interpret(const std::string& label, const Program& program, const std::vector<Accessor>& args,
-               const Domain& domain, const Kokkos::View<Accumulators, MemSpace, Kokkos::MemoryUnmanaged>& partials) {
+void interpret(const std::string& label, const Program& program, const ProgramImage& image,
+               const std::vector<Accessor>& args, const Domain& domain, const PartialsView& partials) {
   if (args.size() > static_cast<std::size_t>(kMaxArgs))
     raise("internal: ", label, " has ", args.size(), " arguments, more than ", kMaxArgs);
   Interpreter<kLanes> f;
-  const ProgramImage& image = runtime().programs().get(program);
   f.code = image.code;
   f.constants = image.constants;
   std::copy(args.begin(), args.end(), f.args);

@@ -37,14 +37,17 @@ constexpr int kMaxArgs = 64;
 
 // The device copy of a program's code and constants, made once per distinct program and kept by
 // the runtime (a steady loop replays the same programs: no per-launch allocation or copy).
+struct JitKernel;
 struct ProgramImage {
   Kokkos::View<const Instr*, MemSpace> code;
   Kokkos::View<const Value*, MemSpace> constants;
+  const JitKernel* jit = nullptr;  // the compiled kernel, where the JIT tier runs
+  bool jit_tried = false;
 };
 
 class ProgramImages {
  public:
-  const ProgramImage& get(const Program& program);
+  ProgramImage& get(const Program& program);
   std::size_t size() const { return count_; }
 
  private:
@@ -60,10 +63,21 @@ class ProgramImages {
 struct Accumulators {
   Value v[kMaxReductions];
 };
+using PartialsView = Kokkos::View<Accumulators, MemSpace, Kokkos::MemoryUnmanaged>;
 
 // Runs `program` over `domain`. If it reduces, this rank's partial results are written to
 // `partials` (device memory) without synchronizing the host.
-void interpret(const std::string& label, const Program& program, const std::vector<Accessor>& args,
-               const Domain& domain, const Kokkos::View<Accumulators, MemSpace, Kokkos::MemoryUnmanaged>& partials);
+void interpret(const std::string& label, const Program& program, const ProgramImage& image,
+               const std::vector<Accessor>& args, const Domain& domain, const PartialsView& partials);
+
+// Runs a launch on the runtime's backend: the JIT's compiled kernel where there is one, else the
+// interpreter (fusion/backend.cpp).
+void launch_kernel(const std::string& label, const Program& program, const std::vector<Accessor>& args,
+                   const Domain& domain, const PartialsView& partials);
+
+// Test hook: called with every program launched, before it runs (tests/jit_codegen_check.cpp
+// compiles every fused program of the fuzz corpus with NVRTC, also in CPU-only CI).
+using LaunchObserver = void (*)(const Program& program, int nargs);
+void set_launch_observer(LaunchObserver observer);
 
 }  // namespace tessera::detail

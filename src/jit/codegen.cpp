@@ -1,0 +1,362 @@
+#include "tessera/jit/codegen.hpp"
+
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+
+namespace tessera::detail {
+
+extern const char* const kElementOpsSource;
+
+namespace {
+
+// What element_ops.hpp needs, without the standard library headers (NVRTC has none by default).
+constexpr const char* kPrelude = R"(
+namespace std {
+using int32_t = int;
+using int64_t = long;
+using uint64_t = unsigned long;
+template <class T, class U> constexpr bool is_same_v = false;
+template <class T> constexpr bool is_same_v<T, T> = true;
+template <class T> constexpr bool is_integral_v = is_same_v<T, bool> || is_same_v<T, int> || is_same_v<T, long> ||
+                                                  is_same_v<T, unsigned> || is_same_v<T, unsigned long>;
+template <class T> constexpr bool is_floating_point_v = is_same_v<T, float> || is_same_v<T, double>;
+template <class T> struct make_unsigned;
+template <> struct make_unsigned<int> { using type = unsigned; };
+template <> struct make_unsigned<long> { using type = unsigned long; };
+template <class T> using make_unsigned_t = typename make_unsigned<T>::type;
+}  // namespace std
+#define KOKKOS_FORCEINLINE_FUNCTION __device__ __forceinline__
+namespace tessera_math {
+__device__ __forceinline__ double fabs(double x) { return ::fabs(x); }
+__device__ __forceinline__ float fabs(float x) { return ::fabsf(x); }
+__device__ __forceinline__ double pow(double x, double y) { return ::pow(x, y); }
+__device__ __forceinline__ float pow(float x, float y) { return ::powf(x, y); }
+}  // namespace tessera_math
+#define TESSERA_KOKKOS_MATH tessera_math
+)";
+
+// The parameter block, as the host lays it out (static_asserts in jit_launch.cpp keep them equal).
+constexpr const char* kParams = R"(
+struct Accessor { char* ptr; long origin; long stride[3]; };
+struct Domain { long n[3]; long global_origin[3]; long global_stride[3]; };
+union Value { bool b; int i32; long i64; float f32; double f64; };
+struct KernelParams {
+  Domain domain;
+  Value constants[KMAX_CONSTANTS];
+  void* block_partials;
+  void* partials;
+  long nblocks;
+  Accessor args[KMAX_ARGS];
+};
+namespace el = tessera::detail::element;
+)";
+
+// element_ops.hpp without its #pragma and #include lines.
+std::string element_ops_body() {
+  std::istringstream in(kElementOpsSource);
+  std::ostringstream out;
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("#include", 0) != 0 && line.rfind("#pragma", 0) != 0) out << line << '\n';
+  return out.str();
+}
+
+const char* ctype(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::Int32: return "int";
+    case DType::Int64: return "long";
+    case DType::Float32: return "float";
+    default: return "double";
+  }
+}
+
+const char* member(DType t) {
+  switch (t) {
+    case DType::Bool: return "b";
+    case DType::Int32: return "i32";
+    case DType::Int64: return "i64";
+    case DType::Float32: return "f32";
+    default: return "f64";
+  }
+}
+
+const char* combine_fn(ReduceKind k) {
+  switch (k) {
+    case ReduceKind::Sum: return "el::wrap_add";
+    case ReduceKind::Prod: return "el::wrap_mul";
+    case ReduceKind::Min: return "el::minimum";
+    default: return "el::maximum";
+  }
+}
+
+std::string identity(ReduceKind k, bool is_float) {
+  if (is_float) {
+    switch (k) {
+      case ReduceKind::Sum: return "0.0";
+      case ReduceKind::Prod: return "1.0";
+      case ReduceKind::Min: return "__longlong_as_double(0x7ff0000000000000LL)";
+      default: return "__longlong_as_double(static_cast<long long>(0xfff0000000000000ULL))";
+    }
+  }
+  switch (k) {
+    case ReduceKind::Sum: return "0L";
+    case ReduceKind::Prod: return "1L";
+    case ReduceKind::Min: return "0x7fffffffffffffffL";
+    default: return "(-0x7fffffffffffffffL - 1L)";
+  }
+}
+
+std::string element_address(int arg) {
+  std::ostringstream s;
+  s << "(p.args[" << arg << "].origin + i0 * p.args[" << arg << "].stride[0] + i1 * p.args[" << arg
+    << "].stride[1] + j * p.args[" << arg << "].stride[2])";
+  return s.str();
+}
+
+const char* float_fn(OpCode op, bool single) {
+  switch (op) {
+    case OpCode::Sqrt: return single ? "sqrtf" : "sqrt";
+    case OpCode::Exp: return single ? "expf" : "exp";
+    case OpCode::Log: return single ? "logf" : "log";
+    case OpCode::Sin: return single ? "sinf" : "sin";
+    case OpCode::Cos: return single ? "cosf" : "cos";
+    case OpCode::Tanh: return single ? "tanhf" : "tanh";
+    default: return single ? "erff" : "erf";
+  }
+}
+
+// One instruction as one line of straight-line code. Register r holds variable v<pc of its
+// last definition>; every definition is a new const variable (SSA), so nothing is reused.
+class Emitter {
+ public:
+  explicit Emitter(const Program& p) : p_(p), current_(static_cast<std::size_t>(p.registers), -1) {}
+
+  void body(std::ostream& out) {
+    for (int pc = 0; pc < static_cast<int>(p_.code.size()); ++pc) instruction(out, pc);
+  }
+
+ private:
+  std::string reg(int r) const {
+    if (r < 0 || r >= static_cast<int>(current_.size()) || current_[r] < 0)
+      raise("internal: codegen reads register ", r, " before it is written");
+    return "v" + std::to_string(current_[r]);
+  }
+  std::string define(int pc, int r, const char* type) {
+    current_[r] = pc;
+    return std::string("    const ") + type + " v" + std::to_string(pc) + " = ";
+  }
+
+  void instruction(std::ostream& out, int pc) {
+    const Instr& in = p_.code[pc];
+    const char* T = ctype(in.type);
+    switch (in.op) {
+      case OpCode::Load:
+        out << define(pc, in.dst, T) << "*(reinterpret_cast<const " << T << "*>(p.args[" << in.a << "].ptr) + "
+            << element_address(in.a) << ");\n";
+        return;
+      case OpCode::Store:
+        out << "    *(reinterpret_cast<" << T << "*>(p.args[" << in.a << "].ptr) + " << element_address(in.a)
+            << ") = " << reg(in.b) << ";\n";
+        return;
+      case OpCode::Const:
+        out << define(pc, in.dst, T) << "p.constants[" << in.a << "]." << member(in.type) << ";\n";
+        return;
+      case OpCode::Index:
+        out << define(pc, in.dst, "long")
+            << "(p.domain.global_origin[0] + i0) * p.domain.global_stride[0] + (p.domain.global_origin[1] + i1) * "
+               "p.domain.global_stride[1] + (p.domain.global_origin[2] + j) * p.domain.global_stride[2];\n";
+        return;
+      case OpCode::Random: {
+        const std::string counter = reg(in.a);
+        out << define(pc, in.dst, T) << "el::uniform<" << T << ">(static_cast<unsigned long>(p.constants[" << in.b
+            << "].i64), static_cast<unsigned long>(" << counter << "));\n";
+        return;
+      }
+      case OpCode::Cast: {
+        const std::string x = reg(in.a);
+        if (in.type == DType::Bool)
+          out << define(pc, in.dst, T) << x << " != static_cast<" << ctype(in.from) << ">(0);\n";
+        else
+          out << define(pc, in.dst, T) << "static_cast<" << T << ">(" << x << ");\n";
+        return;
+      }
+      case OpCode::Neg:
+      case OpCode::Abs:
+      case OpCode::Not: {
+        const std::string x = "static_cast<" + std::string(T) + ">(" + reg(in.a) + ")";
+        const std::string e = in.op == OpCode::Neg   ? "el::neg(" + x + ")"
+                              : in.op == OpCode::Abs ? "el::abs(" + x + ")"
+                                                     : "!" + x;
+        out << define(pc, in.dst, T) << "static_cast<" << T << ">(" << e << ");\n";
+        return;
+      }
+      case OpCode::Sqrt:
+      case OpCode::Exp:
+      case OpCode::Log:
+      case OpCode::Sin:
+      case OpCode::Cos:
+      case OpCode::Tanh:
+      case OpCode::Erf: {
+        const std::string x = reg(in.a);
+        out << define(pc, in.dst, T) << float_fn(in.op, in.type == DType::Float32) << "(" << x << ");\n";
+        return;
+      }
+      case OpCode::Add:
+      case OpCode::Sub:
+      case OpCode::Mul:
+      case OpCode::Div:
+      case OpCode::Pow:
+      case OpCode::Max:
+      case OpCode::Min:
+      case OpCode::And:
+      case OpCode::Or: {
+        const std::string u = "static_cast<" + std::string(T) + ">(" + reg(in.a) + ")";
+        const std::string v = "static_cast<" + std::string(T) + ">(" + reg(in.b) + ")";
+        std::string e;
+        switch (in.op) {
+          case OpCode::Add: e = "el::wrap_add(" + u + ", " + v + ")"; break;
+          case OpCode::Sub: e = "el::wrap_sub(" + u + ", " + v + ")"; break;
+          case OpCode::Mul: e = "el::wrap_mul(" + u + ", " + v + ")"; break;
+          case OpCode::Div: e = "el::divide(" + u + ", " + v + ")"; break;
+          case OpCode::Pow: e = "el::power(" + u + ", " + v + ")"; break;
+          case OpCode::Max: e = "el::maximum(" + u + ", " + v + ")"; break;
+          case OpCode::Min: e = "el::minimum(" + u + ", " + v + ")"; break;
+          case OpCode::And: e = "(" + u + " && " + v + ")"; break;
+          default: e = "(" + u + " || " + v + ")"; break;
+        }
+        out << define(pc, in.dst, T) << "static_cast<" << T << ">(" << e << ");\n";
+        return;
+      }
+      case OpCode::Eq:
+      case OpCode::Ne:
+      case OpCode::Lt:
+      case OpCode::Le:
+      case OpCode::Gt:
+      case OpCode::Ge: {
+        const char* cmp = in.op == OpCode::Eq   ? "=="
+                          : in.op == OpCode::Ne ? "!="
+                          : in.op == OpCode::Lt ? "<"
+                          : in.op == OpCode::Le ? "<="
+                          : in.op == OpCode::Gt ? ">"
+                                                : ">=";
+        const std::string u = "static_cast<" + std::string(T) + ">(" + reg(in.a) + ")";
+        const std::string v = "static_cast<" + std::string(T) + ">(" + reg(in.b) + ")";
+        out << define(pc, in.dst, "bool") << "(" << u << " " << cmp << " " << v << ");\n";
+        return;
+      }
+      case OpCode::Where: {
+        const std::string c = reg(in.a), x = reg(in.b), y = reg(in.c);
+        out << define(pc, in.dst, T) << c << " ? static_cast<" << T << ">(" << x << ") : static_cast<" << T << ">(" << y
+            << ");\n";
+        return;
+      }
+      case OpCode::Reduce: {
+        const bool is_float = p_.reduce_float[in.dst];
+        out << "    acc" << in.dst << " = " << combine_fn(p_.reduce_kinds[in.dst]) << "(acc" << in.dst
+            << ", static_cast<" << (is_float ? "double" : "long") << ">(" << reg(in.a) << "));\n";
+        return;
+      }
+    }
+    raise("internal: codegen does not know opcode ", static_cast<int>(in.op));
+  }
+
+  const Program& p_;
+  std::vector<int> current_;
+};
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+bool jit_supports(const Program& program, int nargs) {
+  return nargs <= kMaxArgs && program.constants.size() <= static_cast<std::size_t>(kMaxJitConstants);
+}
+
+GeneratedKernel generate_cuda(const Program& program, int nargs) {
+  if (!jit_supports(program, nargs))
+    raise("internal: program with ", nargs, " arguments and ", program.constants.size(),
+          " constants is not compilable");
+  const int nreduce = static_cast<int>(program.reduce_kinds.size());
+  std::ostringstream s;
+  s << "// tessera fused kernel: " << program.describe() << "\n";
+  s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
+  s << kPrelude << element_ops_body() << kParams;
+  s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
+    << ") tessera_fused(const KernelParams p) {\n"
+       "  const long n1 = p.domain.n[1], rows = p.domain.n[0] * p.domain.n[1];\n"
+       "  const long j = static_cast<long>(blockIdx.x) * "
+    << kJitBlockX << " + threadIdx.x;\n";
+  for (int k = 0; k < nreduce; ++k)
+    s << "  " << (program.reduce_float[k] ? "double" : "long") << " acc" << k << " = "
+      << identity(program.reduce_kinds[k], program.reduce_float[k]) << ";\n";
+  s << "  if (j < p.domain.n[2]) {\n"
+       "  for (long row = blockIdx.y; row < rows; row += gridDim.y) {\n"
+       "    const long i0 = row / n1, i1 = row - i0 * n1;\n";
+  Emitter(program).body(s);
+  s << "  }\n  }\n";
+  if (nreduce > 0) {
+    // Warp shuffles, then one value per warp through shared memory, combined in warp order.
+    s << "  __shared__ Value warp_partials[" << nreduce << "][" << kJitBlockX / 32 << "];\n"
+      << "  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;\n";
+    for (int k = 0; k < nreduce; ++k) {
+      const char* m = program.reduce_float[k] ? "f64" : "i64";
+      const char* f = combine_fn(program.reduce_kinds[k]);
+      s << "  for (int offset = 16; offset > 0; offset /= 2) acc" << k << " = " << f << "(acc" << k
+        << ", __shfl_down_sync(0xffffffffu, acc" << k << ", offset));\n"
+        << "  if (lane == 0) warp_partials[" << k << "][warp]." << m << " = acc" << k << ";\n";
+    }
+    s << "  __syncthreads();\n  if (threadIdx.x == 0) {\n"
+      << "    Value* out = static_cast<Value*>(p.block_partials) + (static_cast<long>(blockIdx.y) * gridDim.x + "
+         "blockIdx.x) * "
+      << nreduce << ";\n";
+    for (int k = 0; k < nreduce; ++k) {
+      const char* m = program.reduce_float[k] ? "f64" : "i64";
+      s << "    { auto r = warp_partials[" << k << "][0]." << m << "; for (int w = 1; w < " << kJitBlockX / 32
+        << "; ++w) r = " << combine_fn(program.reduce_kinds[k]) << "(r, warp_partials[" << k << "][w]." << m
+        << "); out[" << k << "]." << m << " = r; }\n";
+    }
+    s << "  }\n";
+  }
+  s << "}\n";
+  if (nreduce > 0) {
+    // One block combines the blocks' partials in a fixed order: results do not vary between runs.
+    s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
+      << ") tessera_finish(const KernelParams p) {\n"
+      << "  __shared__ Value partial[" << nreduce << "][" << kJitBlockX << "];\n"
+      << "  const Value* in = static_cast<const Value*>(p.block_partials);\n";
+    for (int k = 0; k < nreduce; ++k) {
+      const bool is_float = program.reduce_float[k];
+      const char* m = is_float ? "f64" : "i64";
+      const char* f = combine_fn(program.reduce_kinds[k]);
+      s << "  {\n    " << (is_float ? "double" : "long") << " r = " << identity(program.reduce_kinds[k], is_float)
+        << ";\n    for (long b = threadIdx.x; b < p.nblocks; b += " << kJitBlockX << ") r = " << f << "(r, in[b * "
+        << nreduce << " + " << k << "]." << m << ");\n    partial[" << k << "][threadIdx.x]." << m << " = r;\n  }\n";
+    }
+    s << "  for (int width = " << kJitBlockX / 2 << "; width > 0; width /= 2) {\n    __syncthreads();\n"
+      << "    if (threadIdx.x < width) {\n";
+    for (int k = 0; k < nreduce; ++k) {
+      const char* m = program.reduce_float[k] ? "f64" : "i64";
+      s << "      partial[" << k << "][threadIdx.x]." << m << " = " << combine_fn(program.reduce_kinds[k])
+        << "(partial[" << k << "][threadIdx.x]." << m << ", partial[" << k << "][threadIdx.x + width]." << m << ");\n";
+    }
+    s << "    }\n  }\n  if (threadIdx.x == 0) {\n";
+    for (int k = 0; k < nreduce; ++k)
+      s << "    static_cast<Value*>(p.partials)[" << k << "] = partial[" << k << "][0];\n";
+    s << "  }\n}\n";
+  }
+  GeneratedKernel g;
+  g.source = s.str();
+  g.hash = fnv1a(g.source);
+  if (nreduce == 0) g.finish_name.clear();
+  return g;
+}
+
+}  // namespace tessera::detail

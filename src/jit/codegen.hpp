@@ -1,0 +1,44 @@
+#pragma once
+// Code generation: a fused Program becomes CUDA C++ source for NVRTC. It is the same program the
+// interpreter runs, translated one instruction at a time into straight-line typed code, with the
+// scalar semantics taken from the same header (fusion/element_ops.hpp, embedded at build time),
+// so the two backends cannot disagree.
+//
+// The kernel takes one parameter block (KernelParams below, mirrored in the generated source):
+// the launch domain, the argument accessors, the program's constants, and where reductions go.
+// Threads cover the last dimension (x) and rows (y, grid-strided); each thread computes one element
+// per row. Reductions are deterministic: each block writes its partial results, and a second
+// kernel of the same module combines the blocks in a fixed order.
+
+#include <cstdint>
+#include <string>
+
+#include "tessera/fusion/interpreter.hpp"
+#include "tessera/fusion/program.hpp"
+
+namespace tessera::detail {
+
+constexpr int kJitBlockX = 256;
+constexpr int kMaxJitConstants = 64;  // constants travel in the parameter block
+
+struct KernelParams {
+  Domain domain;
+  Value constants[kMaxJitConstants];
+  void* block_partials = nullptr;  // nblocks x nreduce 8-byte values
+  void* partials = nullptr;        // Accumulators: the finish kernel's output
+  std::int64_t nblocks = 0;
+  Accessor args[kMaxArgs];  // last: only the used prefix matters
+};
+
+struct GeneratedKernel {
+  std::string source;
+  std::string main_name = "tessera_fused";
+  std::string finish_name = "tessera_finish";  // only when the program reduces
+  std::uint64_t hash = 0;                      // of the source
+};
+
+// Whether a program can be compiled (every opcode and dtype can; this checks the limits).
+bool jit_supports(const Program& program, int nargs);
+GeneratedKernel generate_cuda(const Program& program, int nargs);
+
+}  // namespace tessera::detail

@@ -1,0 +1,136 @@
+// The JIT tier on CUDA: load compiled kernels with the driver API and launch them on the Kokkos
+// execution space's stream. Kokkos Tools see each launch as a kernel with the group's label.
+
+#include "tessera/jit/jit.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <map>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/runtime_state.hpp"
+#include "tessera/jit/codegen.hpp"
+#include "tessera/jit/kernel_cache.hpp"
+
+namespace tessera::detail {
+
+struct JitKernel {
+  CUmodule module = nullptr;
+  CUfunction main = nullptr;
+  CUfunction finish = nullptr;  // reductions only
+};
+
+class Jit {
+ public:
+  Jit(std::string cache_dir, int arch, int rank) : cache_(std::move(cache_dir), arch), rank_(rank) {}
+  ~Jit() {
+    for (auto& [hash, k] : loaded_) cuModuleUnload(k.module);
+  }
+  Jit(const Jit&) = delete;
+  Jit& operator=(const Jit&) = delete;
+
+  const JitKernel* kernel(const Program& program, int nargs) {
+    if (!jit_supports(program, nargs)) {
+      fall_back("a program with " + std::to_string(nargs) + " arguments and " +
+                std::to_string(program.constants.size()) + " constants exceeds the JIT's parameter block");
+      return nullptr;
+    }
+    try {
+      const GeneratedKernel g = generate_cuda(program, nargs);
+      auto it = loaded_.find(g.hash);
+      if (it != loaded_.end()) {
+        runtime().stats().kernel_cache_hits++;
+        return &it->second;
+      }
+      const std::vector<char>& cubin = cache_.cubin(g, runtime().stats());
+      JitKernel k;
+      check(cuModuleLoadData(&k.module, cubin.data()), "cuModuleLoadData");
+      check(cuModuleGetFunction(&k.main, k.module, g.main_name.c_str()), "cuModuleGetFunction");
+      if (!g.finish_name.empty())
+        check(cuModuleGetFunction(&k.finish, k.module, g.finish_name.c_str()), "cuModuleGetFunction");
+      return &loaded_.emplace(g.hash, k).first->second;
+    } catch (const Error& e) {
+      fall_back(e.what());
+      return nullptr;
+    }
+  }
+
+  void launch(const JitKernel& k, const Program& program, const std::vector<Accessor>& args, const Domain& domain,
+              const PartialsView& partials, const std::string& label) {
+    KernelParams p;
+    p.domain = domain;
+    std::copy(program.constants.begin(), program.constants.end(), p.constants);
+    std::copy(args.begin(), args.end(), p.args);
+    const std::int64_t rows = domain.n[0] * domain.n[1];
+    const unsigned gx = static_cast<unsigned>(std::max<std::int64_t>(1, (domain.n[2] + kJitBlockX - 1) / kJitBlockX));
+    const unsigned gy = static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(rows, 65535)));
+    const int nreduce = static_cast<int>(program.reduce_kinds.size());
+    p.nblocks = static_cast<std::int64_t>(gx) * gy;
+    Kokkos::View<char*, MemSpace> block_partials;
+    if (nreduce > 0) {
+      block_partials =
+          allocate(static_cast<std::size_t>(p.nblocks) * nreduce * sizeof(Value), "tessera::partials", false);
+      p.block_partials = block_partials.data();
+      p.partials = partials.data();
+    }
+    const CUstream stream = reinterpret_cast<CUstream>(ExecSpace().cuda_stream());
+    void* params[] = {&p};
+    std::uint64_t id = 0;
+    Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(ExecSpace()), &id);
+    check(cuLaunchKernel(k.main, gx, gy, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
+    if (nreduce > 0)
+      check(cuLaunchKernel(k.finish, 1, 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
+    Kokkos::Tools::endParallelFor(id);
+    recycle(std::move(block_partials));  // stream-ordered: the next user runs after these kernels
+  }
+
+  double compile_seconds() const { return cache_.compile_seconds(); }
+
+ private:
+  static void check(CUresult r, const char* what) {
+    if (r == CUDA_SUCCESS) return;
+    const char* text = nullptr;
+    cuGetErrorString(r, &text);
+    fatal(std::string("CUDA driver ") + what + " failed: " + (text ? text : "unknown error"));
+  }
+  void fall_back(const std::string& why) {
+    if (warned_) return;
+    warned_ = true;
+    std::fprintf(stderr, "[tessera %d] JIT: %s; this kernel (and any other that fails) runs on the interpreter\n",
+                 rank_, why.c_str());
+  }
+
+  KernelCache cache_;
+  std::map<std::uint64_t, JitKernel> loaded_;  // by source hash
+  int rank_;
+  bool warned_ = false;
+};
+
+static_assert(sizeof(KernelParams) <= 4096, "the JIT parameter block must fit CUDA's kernel parameter limit");
+static_assert(offsetof(KernelParams, args) + sizeof(Accessor) * kMaxArgs == sizeof(KernelParams),
+              "KernelParams layout changed: update the mirror in jit/codegen.cpp");
+
+std::shared_ptr<Jit> make_jit(const Config& config, int rank) {
+  if (config.backend == Backend::Interp) return nullptr;
+  int device = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    std::fprintf(stderr, "[tessera %d] JIT: no usable CUDA device; running the interpreter\n", rank);
+    return nullptr;
+  }
+  const std::string dir = config.cache_dir.empty() ? KernelCache::default_directory() : config.cache_dir;
+  return std::make_shared<Jit>(dir, major * 10 + minor, rank);
+}
+
+const JitKernel* jit_kernel(Jit& jit, const Program& program, int nargs) { return jit.kernel(program, nargs); }
+
+void jit_launch(Jit& jit, const JitKernel& kernel, const Program& program, const std::vector<Accessor>& args,
+                const Domain& domain, const PartialsView& partials, const std::string& label) {
+  jit.launch(kernel, program, args, domain, partials, label);
+}
+
+double jit_compile_seconds(const Jit& jit) { return jit.compile_seconds(); }
+
+}  // namespace tessera::detail
