@@ -33,7 +33,8 @@ double parse_seconds(const char* var, const std::string& text) {
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end != text.c_str() + text.size() || !(v > 0) || v > kMaxSeconds) detail::raise(var, "='", text, what);
+  if (errno != 0 || end != text.c_str() + text.size() || !(v > 0) || v > kMaxSeconds)
+    detail::raise(var, "='", text, what);
   return v;
 }
 
@@ -85,12 +86,14 @@ Config Config::with_environment() const {
   }
   if (const char* v = getenv_or_null("TESSERA_BACKEND")) {
     std::string s = v;
-    if (s == "interp")
+    if (s == "auto")
+      c.backend = Backend::Auto;
+    else if (s == "interp")
       c.backend = Backend::Interp;
     else if (s == "jit")
       c.backend = Backend::Jit;
     else
-      detail::raise("TESSERA_BACKEND='", s, "' is not valid: expected interp or jit");
+      detail::raise("TESSERA_BACKEND='", s, "' is not valid: expected auto, interp or jit");
   }
   if (const char* v = getenv_or_null("TESSERA_GRID")) c.grid = detail::parse_grid(v, "TESSERA_GRID");
   if (const char* v = getenv_or_null("TESSERA_LOG")) {
@@ -108,8 +111,7 @@ Config Config::with_environment() const {
     if (s != "0" && s != "1") detail::raise("TESSERA_CHECK_DIVERGENCE='", s, "' is not valid: expected 0 or 1");
     c.check_divergence = s == "1";
   }
-  if (const char* v = getenv_or_null("TESSERA_COMM_TIMEOUT"))
-    c.comm_timeout = parse_seconds("TESSERA_COMM_TIMEOUT", v);
+  if (const char* v = getenv_or_null("TESSERA_COMM_TIMEOUT")) c.comm_timeout = parse_seconds("TESSERA_COMM_TIMEOUT", v);
   if (const char* v = getenv_or_null("TESSERA_CACHE_DIR")) {
     if (*v == '\0') detail::raise("TESSERA_CACHE_DIR is set but empty: expected a folder path");
     c.cache_dir = v;

@@ -14,21 +14,23 @@
 
 namespace tessera {
 
-enum class Backend { Interp, Jit };
+// Who runs fused kernels: the bytecode interpreter (every backend), or compiled CUDA (the JIT tier:
+// CUDA builds with NVRTC). Auto: the JIT where the build has one, else the interpreter.
+enum class Backend { Auto, Interp, Jit };
 
 struct Config {
-  int window = 64;                    // TESSERA_WINDOW: ops recorded before a flush (positive integer)
-  bool fusion = true;                 // TESSERA_FUSION: 0 runs every op as its own kernel
-  Backend backend = Backend::Interp;  // TESSERA_BACKEND: interp|jit
-  std::vector<int> grid;              // TESSERA_GRID: e.g. "2x2": process grid for arrays of that many dims
-  std::string log;                    // TESSERA_LOG: comma-separated subset of fusion,comm,exec or all
-  std::string cache_dir;              // TESSERA_CACHE_DIR: kernel cache folder
-  std::string comm = "auto";          // TESSERA_COMM: auto|mpi|nccl (auto: NCCL on CUDA builds when
-                                      // each rank of a node has a GPU of its own, else MPI)
-  bool check_divergence = true;       // TESSERA_CHECK_DIVERGENCE: 0 skips comparing the ranks' op
-                                      // streams at each flush (docs/RELIABILITY.md)
-  double comm_timeout = 300;          // TESSERA_COMM_TIMEOUT: seconds a rank waits for the others
-                                      // (divergence check, NCCL operations) before aborting the job
+  int window = 64;                  // TESSERA_WINDOW: ops recorded before a flush (positive integer)
+  bool fusion = true;               // TESSERA_FUSION: 0 runs every op as its own kernel
+  Backend backend = Backend::Auto;  // TESSERA_BACKEND: auto|interp|jit
+  std::vector<int> grid;            // TESSERA_GRID: e.g. "2x2": process grid for arrays of that many dims
+  std::string log;                  // TESSERA_LOG: comma-separated subset of fusion,comm,exec or all
+  std::string cache_dir;            // TESSERA_CACHE_DIR: kernel cache folder
+  std::string comm = "auto";        // TESSERA_COMM: auto|mpi|nccl (auto: NCCL on CUDA builds when
+                                    // each rank of a node has a GPU of its own, else MPI)
+  bool check_divergence = true;     // TESSERA_CHECK_DIVERGENCE: 0 skips comparing the ranks' op
+                                    // streams at each flush (docs/RELIABILITY.md)
+  double comm_timeout = 300;        // TESSERA_COMM_TIMEOUT: seconds a rank waits for the others
+                                    // (divergence check, NCCL operations) before aborting the job
 
   // This configuration with every TESSERA_* variable that is set applied on top.
   Config with_environment() const;
