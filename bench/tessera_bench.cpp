@@ -321,18 +321,21 @@ int main(int argc, char** argv) {
     const double it_count = r.iters;
     const double gbps = r.min_bytes_per_iter / (r.ms_per_iter * 1e-3) / 1e9;
     const char* system = o.fusion ? "tessera" : "tessera-unfused";
+    // Run totals, not per iteration: how many kernels this process compiled or found on disk.
+    const char* backend = rt.stats().kernel_compiles + rt.stats().kernel_cache_hits > 0 ? "jit" : "interp";
     if (o.json) {
       std::printf(
           "{\"workload\": \"%s\", \"system\": \"%s\", \"ranks\": %d, \"n\": %lld, \"ms_per_iter\": %.6f, "
           "\"ms_per_iter_min\": %.6f, \"gbps\": %.3f, \"kernels_per_iter\": %.3f, \"bytes_per_iter\": %.1f, "
           "\"halo_bytes_per_iter\": %.1f, \"allocs_per_iter\": %.3f, \"us_per_op\": %.3f, \"plan_cache_hit_rate\": "
-          "%.4f, \"check\": \"%s\"}\n",
+          "%.4f, \"kernel_compiles\": %lld, \"kernel_disk_hits\": %lld, \"backend\": \"%s\", \"check\": \"%s\"}\n",
           o.workload.c_str(), system, rt.size(), static_cast<long long>(o.n), r.ms_per_iter, r.ms_per_iter_min, gbps,
           r.delta.kernels / it_count, r.delta.bytes_accessed / it_count, r.delta.halo_bytes / it_count,
           r.delta.stores_allocated / it_count, 1e3 * r.ms_per_iter / r.ops_per_iter,
           static_cast<double>(r.delta.plan_cache_hits) /
               std::max<double>(1.0, static_cast<double>(r.delta.plan_cache_hits + r.delta.plan_cache_misses)),
-          r.check ? "ok" : "FAILED");
+          static_cast<long long>(rt.stats().kernel_compiles), static_cast<long long>(rt.stats().kernel_disk_hits),
+          backend, r.check ? "ok" : "FAILED");
     } else {
       std::printf(
           "%-10s %-16s ranks %-3d n %-10lld %10.4f ms/iter (min %.4f)  %8.3f GB/s  %6.2f kernels/iter  "
