@@ -6,6 +6,10 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/kokkos_compat.hpp"
 
+#if defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
+
 namespace tessera::detail {
 namespace {
 
@@ -24,11 +28,26 @@ void nan_min(void* in, void* inout, int* len, MPI_Datatype*) {
 // MPI counts are int: large messages go as several chunks, which MPI keeps in order.
 constexpr std::size_t kChunk = std::size_t(1) << 30;
 
-// Host-visible copy of a MemSpace buffer when the device is not the host.
+// Whether MPI can read and write device memory itself (CUDA-aware Open MPI, asked at compile
+// time and at run time); if not, device buffers are staged through host memory.
+bool mpi_reaches_device() {
+  if constexpr (kDeviceIsHost) {
+    return true;
+  } else {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    static const bool aware = MPIX_Query_cuda_support() == 1;
+    return aware;
+#else
+    return false;
+#endif
+  }
+}
+
+// Host-visible copy of a MemSpace buffer where MPI cannot reach device memory.
 struct Staging {
   Kokkos::View<char*, Kokkos::HostSpace> host;
   char* ptr(const Message& m, bool copy_in) {
-    if constexpr (kDeviceIsHost) {
+    if (mpi_reaches_device()) {
       return m.data;
     } else {
       host = Kokkos::View<char*, Kokkos::HostSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::staging"),
@@ -82,7 +101,7 @@ void MpiCommunicator::exchange(const std::vector<Message>& sends, const std::vec
     }
   }
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  if constexpr (!kDeviceIsHost) {
+  if (!mpi_reaches_device()) {
     for (std::size_t i = 0; i < receives.size(); ++i)
       Kokkos::deep_copy(Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(receives[i].data, receives[i].bytes),
                         recv_staging[i].host);
@@ -102,7 +121,7 @@ void MpiCommunicator::allreduce(void* data, int count, DType type, ReduceKind ki
   char* p = staging.ptr(m, true);
   fence("tessera::allreduce: partial ready");
   MPI_Allreduce(MPI_IN_PLACE, p, count, dt, op, comm_);
-  if constexpr (!kDeviceIsHost)
+  if (!mpi_reaches_device())
     Kokkos::deep_copy(Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(m.data, m.bytes), staging.host);
 }
 
