@@ -263,6 +263,8 @@ std::uint64_t content_hash(const Program& p) {
         static_cast<std::uint64_t>(in.from) << 16 | static_cast<std::uint64_t>(in.dst) << 24 |
         static_cast<std::uint64_t>(in.a) << 40 | static_cast<std::uint64_t>(in.b) << 56);
   for (const Value& v : p.constants) mix(static_cast<std::uint64_t>(v.i64));
+  for (std::size_t k = 0; k < p.reduce_kinds.size(); ++k)
+    mix(static_cast<std::uint64_t>(p.reduce_kinds[k]) << 1 | (p.reduce_float[k] ? 1 : 0));
   return h;
 }
 
@@ -283,14 +285,16 @@ bool same_constants(const std::vector<Value>& x, const std::vector<Value>& y) {
 ProgramImage& ProgramImages::get(const Program& program) {
   std::deque<Entry>& bucket = by_hash_[content_hash(program)];
   for (Entry& e : bucket)
-    if (same_code(e.code, program.code) && same_constants(e.constants, program.constants)) return e.image;
+    if (same_code(e.code, program.code) && same_constants(e.constants, program.constants) &&
+        e.reduce_kinds == program.reduce_kinds && e.reduce_float == program.reduce_float)
+      return e.image;
   // A program whose op stream never repeats would grow this without bound.
   if (count_ >= kMaxImages) {
     by_hash_.clear();
     count_ = 0;
     return get(program);
   }
-  bucket.push_back(Entry{program.code, program.constants, {}});
+  bucket.push_back(Entry{program.code, program.constants, program.reduce_kinds, program.reduce_float, {}});
   Entry& e = bucket.back();
   // On the host the image views the entry's own vectors, which stay where they are.
   e.image.code = to_device(e.code, "tessera::program");

@@ -35,8 +35,9 @@ struct Domain {
 // copy); the planner closes a group before it would need more.
 constexpr int kMaxArgs = 64;
 
-// The device copy of a program's code and constants, made once per distinct program and kept by
-// the runtime (a steady loop replays the same programs: no per-launch allocation or copy).
+// The device copy of a program's code and constants, made once per distinct program (code,
+// constants and reduction kinds) and kept by the runtime (a steady loop replays the same programs: no per-launch
+// allocation or copy).
 struct JitKernel;
 struct ProgramImage {
   Kokkos::View<const Instr*, MemSpace> code;
@@ -54,6 +55,8 @@ class ProgramImages {
   struct Entry {
     std::vector<Instr> code;
     std::vector<Value> constants;
+    std::vector<ReduceKind> reduce_kinds;  // the same code reduces differently with other kinds
+    std::vector<bool> reduce_float;
     ProgramImage image;
   };
   std::unordered_map<std::uint64_t, std::deque<Entry>> by_hash_;  // deque: entries never move
