@@ -1,0 +1,28 @@
+#pragma once
+// The systems tessera-bench measures: tessera itself (fused or not, interpreter or JIT, as the
+// Runtime was configured) and the hand-written Kokkos baselines (bench/expert/). Every function
+// runs warmup and timed iterations, validates the result on every rank and returns the
+// measurement; all ranks call it.
+
+#include <tessera/tessera.hpp>
+
+#include "bench.hpp"
+
+namespace bench {
+
+namespace tessera_system {
+Result overhead(tessera::Runtime& rt, const Options& o);       // per-op host cost, tiny arrays
+Result chain(tessera::Runtime& rt, const Options& o);          // a long elementwise chain
+Result stencil(tessera::Runtime& rt, const Options& o);        // cuNumeric stencil.py, in place
+Result halo(tessera::Runtime& rt, const Options& o);           // the halo exchange alone
+Result black_scholes(tessera::Runtime& rt, const Options& o);  // cuNumeric's Black-Scholes
+Result cg(tessera::Runtime& rt, const Options& o);             // CG, 2-D Poisson, 5-point Laplacian
+}  // namespace tessera_system
+
+namespace expert {
+Result black_scholes(tessera::Runtime& rt, const Options& o);
+Result stencil(tessera::Runtime& rt, const Options& o);
+Result cg(tessera::Runtime& rt, const Options& o);
+}  // namespace expert
+
+}  // namespace bench

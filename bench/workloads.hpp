@@ -1,0 +1,119 @@
+#pragma once
+// The reference workloads of ../shared/DESIGN.md, defined once for tessera-bench (tessera's
+// version and the hand-written baseline): inputs, constants, byte models and validation.
+// bench/peers/ implements the same definitions in Python.
+//
+// Inputs are ts::random's values: element i (row-major flat index) of an array made with seed s
+// is uniform(s, i), whatever the rank count. The baselines and the peers generate the same
+// numbers, so every system solves the same problem and the checksums agree up to rounding.
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <tessera/fusion/element_ops.hpp>
+
+#include "bench.hpp"
+
+namespace bench {
+
+KOKKOS_INLINE_FUNCTION double uniform(std::uint64_t seed, std::int64_t i) {
+  return tessera::detail::element::uniform<double>(seed, static_cast<std::uint64_t>(i));
+}
+
+namespace black_scholes {
+
+// cuNumeric's Black-Scholes: rate 0.02, volatility 0.3; S in [5, 30), X in [1, 100), T in
+// [0.25, 10). 3 inputs read and 2 outputs written: 40 bytes per option at least.
+constexpr double kRate = 0.02, kVolatility = 0.3;
+constexpr std::uint64_t kSeedS = 1, kSeedX = 2, kSeedT = 3;
+constexpr double kBytesPerOption = 40;
+
+KOKKOS_INLINE_FUNCTION double spot(std::int64_t i) { return uniform(kSeedS, i) * 25.0 + 5.0; }
+KOKKOS_INLINE_FUNCTION double strike(std::int64_t i) { return uniform(kSeedX, i) * 99.0 + 1.0; }
+KOKKOS_INLINE_FUNCTION double years(std::int64_t i) { return uniform(kSeedT, i) * 9.75 + 0.25; }
+
+// The polynomial approximation of the normal CDF (cuNumeric's, with `where`).
+KOKKOS_INLINE_FUNCTION double cnd(double d) {
+  const double a1 = 0.31938153, a2 = -0.356563782, a3 = 1.781477937, a4 = -1.821255978, a5 = 1.330274429;
+  const double k = 1.0 / (1.0 + 0.2316419 * TESSERA_KOKKOS_MATH::fabs(d));
+  const double tail = 0.39894228040143267793994605993438 * TESSERA_KOKKOS_MATH::exp(-0.5 * d * d) *
+                      (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
+  return d > 0.0 ? 1.0 - tail : tail;
+}
+
+KOKKOS_INLINE_FUNCTION void price(double s, double x, double t, double& call, double& put) {
+  const double sqrt_t = TESSERA_KOKKOS_MATH::sqrt(t);
+  const double d1 =
+      TESSERA_KOKKOS_MATH::log(s / x) + (kRate + 0.5 * kVolatility * kVolatility) * t / (kVolatility * sqrt_t);
+  const double d2 = d1 - kVolatility * sqrt_t;
+  const double cnd_d1 = cnd(d1), cnd_d2 = cnd(d2);
+  const double exp_rt = TESSERA_KOKKOS_MATH::exp(-kRate * t);
+  call = s * cnd_d1 - x * exp_rt * cnd_d2;
+  put = x * exp_rt * (1.0 - cnd_d2) - s * (1.0 - cnd_d1);
+}
+
+// The options `index` priced on the host against the computed call and put values.
+Check check_sample(const std::vector<std::int64_t>& index, const std::vector<double>& call,
+                   const std::vector<double>& put);
+
+}  // namespace black_scholes
+
+namespace stencil {
+
+// cuNumeric stencil.py on a rows x cols grid: center = 0.2 * (center + north + east + west +
+// south) over the interior, in place with NumPy's semantics (every right-hand side value is
+// read before any is written), the boundary fixed. At least 16 bytes per interior point.
+constexpr std::uint64_t kSeed = 5;
+constexpr double kBytesPerPoint = 16;
+
+// The values of global rows [r0, r1) and columns [c0, c1) after the run, row-major, on every
+// rank. Collective: every rank calls it with the same blocks in the same order.
+using Fetch = std::function<std::vector<double>(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1)>;
+
+// Recomputes `steps` steps on the host in patches around sample points (the middle, the
+// corners, and the rows and columns where ranks' tiles meet) and compares every point of a
+// patch that no value outside it can have reached. Small grids are one patch: checked whole.
+Check check(std::int64_t rows, std::int64_t cols, int steps, int ranks, const Fetch& final_values);
+
+}  // namespace stencil
+
+namespace cg {
+
+// Conjugate gradients on the 2-D Poisson problem: the matrix-free 5-point Laplacian
+// (A u = 4u - north - south - west - east) over the interior of a rows x cols grid whose
+// boundary is zero; b = uniform(kSeed, i * cols + j) inside; x0 = 0; a fixed number of
+// iterations. Byte model: 80 bytes per interior point per iteration, the fewest of the three
+// kernels an iteration needs (q = A p with p.q: read p, write q; r -= alpha q with r.r: read r
+// and q, write r; x += alpha p and p = r + beta p: read x, p, r, write x and p).
+constexpr std::uint64_t kSeed = 9;
+constexpr double kBytesPerPoint = 80;
+// Grids up to this many points are also compared with a CG on the host.
+constexpr std::int64_t kHostPoints = std::int64_t(1) << 18;
+
+KOKKOS_INLINE_FUNCTION double rhs(std::int64_t i, std::int64_t j, std::int64_t cols) {
+  return uniform(kSeed, i * cols + j);
+}
+
+struct Final {
+  double rr0 = 0;        // ||b||^2
+  double rr = 0;         // ||r||^2 by the recurrence, after the run
+  double rr_true = 0;    // ||b - A x||^2 computed afresh from x by the system
+  double energy = 0;     // phi(x) = x.A x / 2 - b.x = -(b.x + (b - A x).x) / 2; phi(0) = 0
+  double conjugacy = 0;  // p.q / (|p| |q|): the last direction against A times the one before
+  stencil::Fetch x, r;   // blocks of the final x and r (collective)
+};
+
+// After `steps` iterations on `ranks` ranks:
+// - the recurrence's ||r||^2 matches the system's fresh ||b - A x||^2;
+// - the energy phi(x), which CG decreases at every iteration (unlike ||r||: with this b, ||r||
+//   grows over the first dozens of iterations), is below phi(0) = 0;
+// - consecutive directions are A-conjugate (a wrong beta breaks this at any size);
+// - r = b - A x pointwise on the host, in patches where ranks' tiles meet (x and r read back
+//   through the gather, not through the halo code the kernels use);
+// - grids up to kHostPoints match a CG on the host (the same iterations in the same order).
+Check check(std::int64_t rows, std::int64_t cols, int steps, int ranks, const Final& f);
+
+}  // namespace cg
+
+}  // namespace bench
