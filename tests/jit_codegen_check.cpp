@@ -120,3 +120,24 @@ TEST(KernelCache, DiskEntriesAreReusedAndBadOnesRebuilt) {
   EXPECT_EQ(stats.kernel_disk_hits, 2);
   std::filesystem::remove_all(dir);
 }
+
+TEST(KernelCache, ProgramsWithMoreConstantsThanTheParameterBlockCompile) {
+  // r0 = load a0; then 70 times: r1 = const c_k; r0 = add r0 r1; finally store a1 <- r0.
+  td::Program p;
+  p.code.push_back({td::OpCode::Load, tessera::DType::Float64, tessera::DType::Bool, 0, 0, 0, 0});
+  for (int k = 0; k < 70; ++k) {
+    p.code.push_back(
+        {td::OpCode::Const, tessera::DType::Float64, tessera::DType::Bool, 1, static_cast<std::uint16_t>(k), 0, 0});
+    p.code.push_back({td::OpCode::Add, tessera::DType::Float64, tessera::DType::Bool, 0, 0, 1, 0});
+    p.constants.push_back(td::make_value<double>(0.5 + k));
+  }
+  p.code.push_back({td::OpCode::Store, tessera::DType::Float64, tessera::DType::Bool, 0, 1, 0, 0});
+  p.registers = 2;
+  ASSERT_TRUE(td::jit_supports(p, 2));
+  const td::GeneratedKernel kernel = td::generate_cuda(p, 2);
+  EXPECT_NE(kernel.source.find("p.constants[63]"), std::string::npos);
+  EXPECT_EQ(kernel.source.find("p.constants[64]"), std::string::npos) << "constant 64 must be a literal";
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  EXPECT_FALSE(cache.cubin(kernel, stats).empty());
+}

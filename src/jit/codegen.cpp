@@ -1,5 +1,6 @@
 #include "tessera/jit/codegen.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 #include <vector>
@@ -145,6 +146,33 @@ class Emitter {
       raise("internal: codegen reads register ", r, " before it is written");
     return "v" + std::to_string(current_[r]);
   }
+  // Constant k: from the parameter block, or, past its capacity, a literal with the exact bits
+  // (the kernel then depends on the value: it is compiled and cached for it).
+  std::string constant(int k, DType t) const {
+    if (k < kMaxJitConstants) return "p.constants[" + std::to_string(k) + "]." + member(t);
+    const Value v = p_.constants[k];
+    char text[96];
+    switch (t) {
+      case DType::Bool: return v.b ? "true" : "false";
+      case DType::Int32:
+        std::snprintf(text, sizeof text, "static_cast<int>(0x%08xu)", static_cast<unsigned>(v.i32));
+        break;
+      case DType::Int64:
+        std::snprintf(text, sizeof text, "static_cast<long>(0x%016llxull)", static_cast<unsigned long long>(v.i64));
+        break;
+      case DType::Float32: {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, &v.f32, sizeof bits);
+        std::snprintf(text, sizeof text, "__int_as_float(static_cast<int>(0x%08xu))", bits);
+        break;
+      }
+      default:
+        std::snprintf(text, sizeof text, "__longlong_as_double(static_cast<long long>(0x%016llxull))",
+                      static_cast<unsigned long long>(v.i64));
+        break;
+    }
+    return text;
+  }
   std::string define(int pc, int r, const char* type) {
     current_[r] = pc;
     return std::string("    const ") + type + " v" + std::to_string(pc) + " = ";
@@ -162,9 +190,7 @@ class Emitter {
         out << "    *(reinterpret_cast<" << T << "*>(p.args[" << in.a << "].ptr) + " << element_address(in.a)
             << ") = " << reg(in.b) << ";\n";
         return;
-      case OpCode::Const:
-        out << define(pc, in.dst, T) << "p.constants[" << in.a << "]." << member(in.type) << ";\n";
-        return;
+      case OpCode::Const: out << define(pc, in.dst, T) << constant(in.a, in.type) << ";\n"; return;
       case OpCode::Index:
         out << define(pc, in.dst, "long")
             << "(p.domain.global_origin[0] + i0) * p.domain.global_stride[0] + (p.domain.global_origin[1] + i1) * "
@@ -172,8 +198,8 @@ class Emitter {
         return;
       case OpCode::Random: {
         const std::string counter = reg(in.a);
-        out << define(pc, in.dst, T) << "el::uniform<" << T << ">(static_cast<unsigned long>(p.constants[" << in.b
-            << "].i64), static_cast<unsigned long>(" << counter << "));\n";
+        out << define(pc, in.dst, T) << "el::uniform<" << T << ">(static_cast<unsigned long>("
+            << constant(in.b, DType::Int64) << "), static_cast<unsigned long>(" << counter << "));\n";
         return;
       }
       case OpCode::Cast: {
@@ -276,9 +302,7 @@ std::uint64_t fnv1a(const std::string& s) {
 
 }  // namespace
 
-bool jit_supports(const Program& program, int nargs) {
-  return nargs <= kMaxArgs && program.constants.size() <= static_cast<std::size_t>(kMaxJitConstants);
-}
+bool jit_supports(const Program&, int nargs) { return nargs <= kMaxArgs; }
 
 GeneratedKernel generate_cuda(const Program& program, int nargs) {
   if (!jit_supports(program, nargs))

@@ -19,7 +19,7 @@
 namespace tessera::detail {
 
 constexpr int kJitBlockX = 256;
-constexpr int kMaxJitConstants = 64;  // constants travel in the parameter block
+constexpr int kMaxJitConstants = 64;  // constants in the parameter block; later ones are literals
 
 struct KernelParams {
   Domain domain;
@@ -37,7 +37,8 @@ struct GeneratedKernel {
   std::uint64_t hash = 0;                      // of the source
 };
 
-// Whether a program can be compiled (every opcode and dtype can; this checks the limits).
+// Whether a program can be compiled (every opcode, dtype and number of constants can; this checks
+// the number of arguments).
 bool jit_supports(const Program& program, int nargs);
 GeneratedKernel generate_cuda(const Program& program, int nargs);
 

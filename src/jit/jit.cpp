@@ -32,8 +32,7 @@ class Jit {
 
   const JitKernel* kernel(const Program& program, int nargs) {
     if (!jit_supports(program, nargs)) {
-      fall_back("a program with " + std::to_string(nargs) + " arguments and " +
-                std::to_string(program.constants.size()) + " constants exceeds the JIT's parameter block");
+      fall_back("a program with " + std::to_string(nargs) + " arguments exceeds the JIT's parameter block");
       return nullptr;
     }
     try {
@@ -60,7 +59,9 @@ class Jit {
               const PartialsView& partials, const std::string& label) {
     KernelParams p;
     p.domain = domain;
-    std::copy(program.constants.begin(), program.constants.end(), p.constants);
+    // Constants past the parameter block are literals in the kernel (jit/codegen.cpp).
+    std::copy_n(program.constants.begin(), std::min<std::size_t>(program.constants.size(), kMaxJitConstants),
+                p.constants);
     std::copy(args.begin(), args.end(), p.args);
     const std::int64_t rows = domain.n[0] * domain.n[1];
     const unsigned gx = static_cast<unsigned>(std::max<std::int64_t>(1, (domain.n[2] + kJitBlockX - 1) / kJitBlockX));
