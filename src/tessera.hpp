@@ -19,3 +19,4 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/core/stats.hpp"
+#include "tessera/io/checkpoint.hpp"
