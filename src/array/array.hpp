@@ -100,6 +100,12 @@ ArrayRef arithmetic(const char* what, OpCode op, const A& a, const B& b, const A
   constexpr DType t = binary_dtype<A, B>();
   DType compute = op == OpCode::Div ? divide_result(t) : t;
   OpCode code = arithmetic_op(what, op, compute);
+  if constexpr (!is_array_v<B> && std::is_arithmetic_v<B>) {
+    // A kernel cannot raise, so only a scalar exponent is checked (as NumPy: ValueError).
+    if (op == OpCode::Pow && (compute == DType::Int32 || compute == DType::Int64) && b < B(0))
+      raise(what, ": integers to negative integer powers are not allowed (exponent ", +b, " for ", name(compute),
+            "), as in NumPy; use a floating type");
+  }
   if (target) check_runtime(*target, what);  // before reading its dtype: it may be empty
   DType result = target ? target->dtype() : compute;
   if (target) check_in_place(what, compute, result);
@@ -193,9 +199,13 @@ class Array {
     std::vector<char> bytes = detail::gather_bytes(ref_);
     std::vector<T> out(bytes.size() / sizeof(T));
     for (std::size_t i = 0; i < out.size(); ++i) {
-      T v;
-      std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
-      out[i] = v;
+      if constexpr (std::is_same_v<T, bool>) {
+        out[i] = bytes[i] != 0;  // any byte of an empty<bool>() array reads as a bool, never UB
+      } else {
+        T v;
+        std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+        out[i] = v;
+      }
     }
     return out;
   }

@@ -27,17 +27,55 @@ void check_runtime(const ArrayRef& a, const char* what) {
     raise(what, ": the array's data was freed when the tessera::Runtime that created it was destroyed");
 }
 
+namespace {
+std::size_t g_memory_limit = SIZE_MAX;
+}
+
+void set_memory_limit(std::size_t bytes) { g_memory_limit = bytes; }
+
 Tiling balanced_tiling(const Shape& shape, const char* what) {
   if (shape.empty() || shape.size() > 3)
     raise(what, ": arrays have 1 to 3 dimensions, got shape ", shape_string(shape));
   for (auto e : shape)
     if (e < 0) raise(what, ": negative extent in shape ", shape_string(shape));
+  std::int64_t volume = 1;
+  for (auto e : shape) {
+    if (e > 0 && volume > INT64_MAX / e)
+      raise(what, ": shape ", shape_string(shape), " has more than 2^63 - 1 elements");
+    volume *= e;
+  }
   const ProcessGrid& grid = runtime().grid(static_cast<int>(shape.size()));
   Tiling t;
   t.ndim = static_cast<int>(shape.size());
   for (int d = 0; d < t.ndim; ++d) {
     t.cuts[d] = balanced_cuts(shape[d], grid.dim(d));
     t.extent[d] = shape[d];
+  }
+  return t;
+}
+
+Tiling balanced_tiling(const Shape& shape, const char* what, DType type) {
+  Tiling t = balanced_tiling(shape, what);
+  // The largest tile (the first of each dimension's cuts is never smaller than the others), in
+  // bytes, from global metadata: every rank computes the same number.
+  const std::size_t limit = g_memory_limit;
+  std::size_t bytes = static_cast<std::size_t>(size_of(type));
+  bool fits = bytes <= limit;
+  for (int d = 0; d < t.ndim && fits; ++d) {
+    const auto widest = static_cast<std::size_t>(t.cuts[d]->points[1] - t.cuts[d]->points[0]);
+    if (widest > 0 && bytes > limit / widest)
+      fits = false;
+    else
+      bytes *= widest;
+  }
+  if (!fits || bytes > limit) {
+    std::string need = "more than that";
+    long double exact = size_of(type);
+    for (int d = 0; d < t.ndim; ++d) exact *= static_cast<long double>(t.cuts[d]->points[1] - t.cuts[d]->points[0]);
+    if (exact < 1.8e19L) need = std::to_string(static_cast<unsigned long long>(exact)) + " bytes";
+    raise("out of memory: ", what, " of a ", name(type), " array of shape ", shape_string(shape), " needs ", need,
+          " on one rank (its largest tile on ", runtime().size(), " rank(s)), but the memory space ", MemSpace::name(),
+          " of a rank holds ", limit, " bytes in all");
   }
   return t;
 }

@@ -16,7 +16,7 @@ namespace {
 
 template <class Body>
 ArrayRef generate(const char* what, DType type, const Shape& shape, Body body) {
-  ArrayRef out = new_array(type, balanced_tiling(shape, what), false);
+  ArrayRef out = new_array(type, balanced_tiling(shape, what, type), false);
   Task task;
   ProgramBuilder b(task);
   const int out_arg = b.arg(out.store, out.view, true, true);
@@ -30,13 +30,30 @@ ArrayRef generate(const char* what, DType type, const Shape& shape, Body body) {
 
 }  // namespace
 
+namespace {
+
+// Creation routines that record no task still join the op stream's divergence check.
+void note_creation(const char* what, const ArrayRef& out, std::uint64_t content) {
+  if (!checking_divergence()) return;
+  std::uint64_t h = hash_bytes(content, what, std::strlen(what));
+  h = hash_mix(h, out.store->id() << 8 | static_cast<std::uint64_t>(out.dtype()));
+  for (auto e : out.shape()) h = hash_mix(h, static_cast<std::uint64_t>(e));
+  note_op(h, concat(what, ": writes array#", out.store->id(), " (", name(out.dtype()), ", shape ",
+                    shape_string(out.shape()), ")"));
+}
+
+}  // namespace
+
 ArrayRef empty_array(DType type, const Shape& shape, bool zero_fill) {
+  const char* what = zero_fill ? "zeros" : "empty";
+  ArrayRef out = new_array(type, balanced_tiling(shape, what, type), zero_fill);
   runtime().stats().ops++;
-  return new_array(type, balanced_tiling(shape, "empty"), zero_fill);
+  note_creation(what, out, 0);
+  return out;
 }
 
 ArrayRef full_array(DType type, const Shape& shape, const Operand& value) {
-  ArrayRef out = new_array(type, balanced_tiling(shape, "full"), false);
+  ArrayRef out = new_array(type, balanced_tiling(shape, "full", type), false);
   apply("full", OpCode::Load, {value}, {type}, type, type, &out);
   return out;
 }
@@ -77,7 +94,7 @@ ArrayRef random_array(DType type, const Shape& shape, std::uint64_t seed) {
 }
 
 ArrayRef from_host_bytes(DType type, const Shape& shape, const char* data, std::size_t count) {
-  Tiling tiling = balanced_tiling(shape, "from_host");
+  Tiling tiling = balanced_tiling(shape, "from_host", type);
   std::int64_t volume = 1;
   for (auto e : shape) volume *= e;
   if (static_cast<std::int64_t>(count) != volume)
@@ -96,6 +113,10 @@ ArrayRef from_host_bytes(DType type, const Shape& shape, const char* data, std::
   });
   Kokkos::deep_copy(Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(out.store->data(), tile.extent(0)), tile);
   runtime().stats().ops++;
+  // The whole buffer is hashed: ranks passing different data would each keep their own tile of
+  // a different array.
+  if (checking_divergence())
+    note_creation("from_host", out, hash_bytes(0, data, count * static_cast<std::size_t>(esize)));
   return out;
 }
 

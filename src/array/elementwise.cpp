@@ -1,6 +1,8 @@
 // Elementwise operations, assignment and copies: each becomes one task (load, cast, op, cast,
 // store) handed to the executor.
 
+#include <cstdint>
+
 #include "tessera/array/array_ref.hpp"
 #include "tessera/array/store_factory.hpp"
 #include "tessera/core/error.hpp"
@@ -10,6 +12,15 @@
 
 namespace tessera::detail {
 namespace {
+
+// NumPy 2 (NEP 50) raises OverflowError for a Python int that the array's integer type cannot hold.
+void check_scalar_fits(const char* what, const Operand& o, DType to) {
+  if (o.is_array || o.scalar_type != DType::Int64 || to != DType::Int32) return;
+  const std::int64_t v = o.scalar.i64;
+  if (v < INT32_MIN || v > INT32_MAX)
+    raise(what, ": the C++ integer ", v,
+          " is out of bounds for int32 (NumPy raises OverflowError); use an int64 array");
+}
 
 Value scalar_as(const Operand& o, DType to) {
   switch (o.scalar_type) {
@@ -70,6 +81,7 @@ ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands
             shape_string(o.array.shape()));
     }
   }
+  for (std::size_t i = 0; i < operands_in.size(); ++i) check_scalar_fits(what, operands_in[i], cast_to[i]);
   std::vector<UserRef> held;
   const std::vector<Operand> operands = target ? without_overlap(operands_in, *target, held) : operands_in;
   ArrayRef out = target ? *target : new_array_like(result, *key);

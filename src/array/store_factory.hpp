@@ -6,8 +6,15 @@
 
 namespace tessera::detail {
 
+// Checks the shape (1 to 3 non-negative extents; tessera::Error, the same on every rank, otherwise).
 Tiling balanced_tiling(const Shape& shape, const char* what);
+// Also checks that the largest tile of an array of this type fits the smallest memory space of
+// the job, so that an impossible size is an error on every rank rather than a fault on some.
+Tiling balanced_tiling(const Shape& shape, const char* what, DType type);
 ArrayRef new_array(DType type, const Tiling& tiling, bool zero);
+// The smallest memory space of the job in bytes (set by the Runtime): larger tiles are errors.
+void set_memory_limit(std::size_t bytes);
+
 ArrayRef new_array_like(DType type, const ArrayRef& key);
 
 }  // namespace tessera::detail

@@ -1,5 +1,7 @@
 #include "tessera/core/memory_pool.hpp"
 
+#include <mpi.h>
+
 #include <string>
 
 #include "tessera/core/error.hpp"
@@ -35,7 +37,13 @@ Buffer MemoryPool::acquire(std::size_t bytes, const char* label, bool zero, std:
           clear();
           continue;
         }
-        raise("out of memory: could not allocate ", capacity, " bytes in ", MemSpace::name(), " (", e.what(), ")");
+        // Only this rank knows: the others would wait for it in the next exchange. Sizes that can
+        // never fit are errors on every rank before anything is allocated (balanced_tiling).
+        int rank = -1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fatal(concat("out of memory: rank ", rank, " could not allocate ", bytes, " bytes",
+                     capacity != bytes ? concat(" (", capacity, " with the pool's rounding)") : std::string(),
+                     " in the memory space ", MemSpace::name(), " for ", label, ": ", e.what()));
       }
     }
   }

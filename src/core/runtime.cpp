@@ -2,8 +2,11 @@
 
 #include <mpi.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <string>
 
@@ -12,6 +15,7 @@
 #endif
 
 #include "tessera/array/store.hpp"
+#include "tessera/array/store_factory.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/kokkos_compat.hpp"
 #include "tessera/core/runtime_state.hpp"
@@ -25,7 +29,8 @@ namespace tessera {
 namespace detail {
 namespace {
 RuntimeState* g_state = nullptr;
-}
+int g_uncaught_at_start = 0;  // std::uncaught_exceptions() when the Runtime was made
+}  // namespace
 
 void fatal(const std::string& message) {
   std::fprintf(stderr, "tessera: fatal: %s\n", message.c_str());
@@ -70,11 +75,77 @@ std::unique_ptr<Communicator> make_communicator(const Config& config, MPI_Comm p
   if (config.comm == "nccl" && !fits)
     raise("TESSERA_COMM=nccl needs one GPU per rank, but a node has more ranks than its ", devices,
           " GPU(s); use TESSERA_COMM=mpi or auto");
-  if (config.comm == "nccl" || (config.comm == "auto" && fits)) return make_nccl_communicator(parent, config.comm_timeout);
+  if (config.comm == "nccl" || (config.comm == "auto" && fits))
+    return make_nccl_communicator(parent, config.comm_timeout);
 #else
   if (config.comm == "nccl") raise("TESSERA_COMM=nccl: this build of tessera has no NCCL (CUDA builds only)");
 #endif
   return std::make_unique<MpiCommunicator>(parent);
+}
+
+// Errors reported by MPI on tessera's communicators end the job with a message that says so
+// (MPI's default handler also aborts, but without naming tessera or the rank).
+void on_mpi_error(MPI_Comm*, int* code, ...) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(*code, text, &length);
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  fatal(concat("MPI error on rank ", rank, ": ", std::string(text, static_cast<std::size_t>(length))));
+}
+
+void set_error_handler(MPI_Comm comm) {
+  MPI_Errhandler handler;
+  MPI_Comm_create_errhandler(&on_mpi_error, &handler);
+  MPI_Comm_set_errhandler(comm, handler);
+  MPI_Errhandler_free(&handler);  // the communicator keeps it
+}
+
+// The bytes this rank's memory space holds in total (physical memory, or the GPU's memory).
+std::size_t memory_space_bytes() {
+#ifdef KOKKOS_ENABLE_CUDA
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) == cudaSuccess) return total;
+#endif
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : SIZE_MAX;
+}
+
+// Settings that decide which collectives a rank calls must be the same on every rank (a variable
+// set for some ranks only would hang the first exchange); the same for every rank, the smallest
+// memory space of the job, against which array sizes are checked (store_factory.hpp).
+void agree_across_ranks(const Config& c, MPI_Comm comm) {
+  struct Setting {
+    const char* name;
+    std::int64_t value;
+    bool numeric;
+  };
+  std::int64_t grid = static_cast<std::int64_t>(c.grid.size());
+  for (int g : c.grid) grid = grid * 1000003 + g;
+  const std::int64_t comm_kind = c.comm == "mpi" ? 1 : c.comm == "nccl" ? 2 : 0;
+  const Setting settings[] = {
+      {"TESSERA_WINDOW (Config::window)", c.window, true},
+      {"TESSERA_FUSION (Config::fusion)", c.fusion, true},
+      {"TESSERA_BACKEND (Config::backend)", static_cast<std::int64_t>(c.backend), false},
+      {"TESSERA_GRID (Config::grid)", grid, false},
+      {"TESSERA_COMM (Config::comm)", comm_kind, false},
+      {"TESSERA_CHECK_DIVERGENCE (Config::check_divergence)", c.check_divergence, true},
+      {"", -static_cast<std::int64_t>(std::min<std::size_t>(memory_space_bytes(), INT64_MAX)), false},
+  };
+  constexpr int n = sizeof settings / sizeof settings[0];
+  std::int64_t mine[2 * n], most[2 * n];
+  for (int i = 0; i < n; ++i) mine[2 * i] = settings[i].value, mine[2 * i + 1] = -settings[i].value;
+  MPI_Allreduce(mine, most, 2 * n, MPI_INT64_T, MPI_MAX, comm);
+  set_memory_limit(static_cast<std::size_t>(-most[2 * (n - 1)]));  // the smallest over the ranks
+  for (int i = 0; i + 1 < n; ++i) {
+    if (most[2 * i] == -most[2 * i + 1]) continue;
+    if (settings[i].numeric)
+      raise(settings[i].name, " differs between ranks (values from ", -most[2 * i + 1], " to ", most[2 * i],
+            "): every rank must use the same settings; give the variable to the whole job (mpirun -x)");
+    raise(settings[i].name,
+          " differs between ranks: every rank must use the same settings; give the variable to the whole job "
+          "(mpirun -x)");
+  }
 }
 
 }  // namespace
@@ -82,8 +153,10 @@ std::unique_ptr<Communicator> make_communicator(const Config& config, MPI_Comm p
 RuntimeState::RuntimeState(const Config& config, MPI_Comm parent)
     : config_(config),
       comm_(make_communicator(config, parent)),
-      window_(std::make_unique<Window>(config.window)),
+      window_(std::make_unique<Window>(config, parent)),
       jit_(make_jit(config, comm_->rank())) {
+  if (auto* mpi = dynamic_cast<MpiCommunicator*>(comm_.get())) set_error_handler(mpi->comm());
+  set_error_handler(window_->check().comm());
   for (int nd = 0; nd <= 3; ++nd) grids_[nd] = ProcessGrid(nd, comm_->size(), config_.grid);
   const std::string& log = config_.log;
   auto has = [&](const char* w) { return log.find(w) != std::string::npos || log.find("all") != std::string::npos; };
@@ -141,7 +214,9 @@ Runtime::Runtime(int& argc, char**& argv, const Config& config) {
     owns_kokkos_ = true;
   }
   try {
+    detail::agree_across_ranks(effective, MPI_COMM_WORLD);
     detail::g_state = new detail::RuntimeState(effective, MPI_COMM_WORLD);
+    detail::g_uncaught_at_start = std::uncaught_exceptions();
   } catch (...) {
     if (owns_kokkos_) Kokkos::finalize();
     if (owns_mpi_) MPI_Finalize();
@@ -150,8 +225,17 @@ Runtime::Runtime(int& argc, char**& argv, const Config& config) {
 }
 
 Runtime::~Runtime() {
+  // Destroyed by an exception in flight on this rank: the other ranks may be waiting for it in an
+  // exchange. It runs nothing more; it only waits (briefly) for every rank to leave the same way,
+  // and aborts the job otherwise (docs/RELIABILITY.md).
+  const bool unwinding = std::uncaught_exceptions() > detail::g_uncaught_at_start;
   try {
-    flush();
+    if (unwinding) {
+      detail::flush_window(detail::FlushKind::Unwinding);
+    } else {
+      detail::flush_window(detail::FlushKind::Teardown);
+      detail::runtime().comm().wait("tessera::Runtime teardown");
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tessera: error while flushing at teardown: %s\n", e.what());
   }
