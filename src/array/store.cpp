@@ -1,5 +1,7 @@
 #include "tessera/array/store.hpp"
 
+#include <cstdint>
+
 #include "tessera/core/error.hpp"
 #include "tessera/core/runtime_state.hpp"
 
@@ -115,15 +117,38 @@ void copy_box_typed(const char* src, const Layout& sl, char* dst, const Layout& 
       });
 }
 
+// An element as bytes (alignment 1): for buffers whose base is not aligned to the element size,
+// such as a message that packs a bool piece before a float one; a misaligned typed access is
+// undefined behaviour.
+template <int N>
+struct Bytes {
+  unsigned char b[N];
+};
+
+bool aligned(const char* p, int element_size) {
+  return reinterpret_cast<std::uintptr_t>(p) % static_cast<std::uintptr_t>(element_size) == 0;
+}
+
 }  // namespace
 
 void copy_box(const char* src, const Layout& src_layout, char* dst, const Layout& dst_layout, const Box& region,
               int element_size, const char* label) {
   if (region.empty()) return;
+  const bool typed = aligned(src, element_size) && aligned(dst, element_size);
   switch (element_size) {
     case 1: copy_box_typed<std::uint8_t>(src, src_layout, dst, dst_layout, region, label); break;
-    case 4: copy_box_typed<std::uint32_t>(src, src_layout, dst, dst_layout, region, label); break;
-    default: copy_box_typed<std::uint64_t>(src, src_layout, dst, dst_layout, region, label); break;
+    case 4:
+      if (typed)
+        copy_box_typed<std::uint32_t>(src, src_layout, dst, dst_layout, region, label);
+      else
+        copy_box_typed<Bytes<4>>(src, src_layout, dst, dst_layout, region, label);
+      break;
+    default:
+      if (typed)
+        copy_box_typed<std::uint64_t>(src, src_layout, dst, dst_layout, region, label);
+      else
+        copy_box_typed<Bytes<8>>(src, src_layout, dst, dst_layout, region, label);
+      break;
   }
 }
 
