@@ -41,8 +41,9 @@ class EnvGuard {
   std::optional<std::string> old_;
 };
 
-const char* const kVariables[] = {"TESSERA_WINDOW", "TESSERA_FUSION",    "TESSERA_BACKEND", "TESSERA_GRID",
-                                  "TESSERA_LOG",    "TESSERA_CACHE_DIR", "TESSERA_COMM"};
+const char* const kVariables[] = {
+    "TESSERA_WINDOW",    "TESSERA_FUSION", "TESSERA_BACKEND",          "TESSERA_GRID",        "TESSERA_LOG",
+    "TESSERA_CACHE_DIR", "TESSERA_COMM",   "TESSERA_CHECK_DIVERGENCE", "TESSERA_COMM_TIMEOUT"};
 
 // Unsets every TESSERA_* variable for the lifetime of the object.
 struct CleanEnvironment {
