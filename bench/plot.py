@@ -6,8 +6,9 @@ One table per workload: a row per system (tessera's backend named) and GPU count
 iteration, the best round, GB/s of the minimal bytes, the speed relative to the hand-written
 baseline at the same GPU count, kernels and bytes per iteration (tessera's own accounting), the
 check, and how far the checksum is from the baseline's (same inputs: rounding only). Skipped
-and failed runs are listed below. The chart (GB/s; a panel per workload, a group of bars per GPU
-count) needs matplotlib; without it only the table is written.
+and failed runs are listed below. The chart shows milliseconds per iteration (the slowest rank's
+mean; lower is better), a panel per workload with its own scale and a group of bars per GPU count;
+it needs matplotlib, without which only the table is written.
 """
 
 import argparse
@@ -100,7 +101,7 @@ def chart(records, path):
     except Exception as e:  # missing, or installed but broken: the table is still worth having
         print(f"plot: no chart (matplotlib: {e}); the table is written", file=sys.stderr)
         return False
-    measured = [r for r in records if r.get("gbps") is not None and r.get("check") in ("ok", "unvalidated")]
+    measured = [r for r in records if r.get("ms_per_iter") is not None and r.get("check") in ("ok", "unvalidated")]
     workloads = sorted({r["workload"] for r in measured})
     if not workloads:
         print("plot: nothing measured to chart", file=sys.stderr)
@@ -119,13 +120,13 @@ def chart(records, path):
                 hit = [r for r in mine if r["ranks"] == ranks and label(r) == system]
                 if hit:
                     xs.append(g + (k - (len(present) - 1) / 2) * width)
-                    ys.append(hit[0]["gbps"])
+                    ys.append(hit[0]["ms_per_iter"])
             ax.bar(xs, ys, width, label=system, color=colors[system])
         ax.set_xticks(range(len(counts)))
         ax.set_xticklabels([f"{c} GPU{'s' if c > 1 else ''}" for c in counts])
         ax.set_title(workload)
         ax.grid(axis="y", alpha=0.3)
-    axes[0][0].set_ylabel("GB/s (minimal bytes / time; higher is better)")
+    axes[0][0].set_ylabel("ms per iteration (lower is better)")
     handles = {}
     for ax in axes[0]:
         for h, name in zip(*ax.get_legend_handles_labels()):

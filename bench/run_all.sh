@@ -12,6 +12,14 @@
 # torch-compile"] (single-GPU peers, run at 1 GPU; jax-sharded runs at every count), PYTHON
 # [python3], RUN_TIMEOUT [1800 s per run], MPIRUN [mpirun].
 # A run that fails or whose check fails is recorded and the script goes on; it exits 1 if any did.
+#
+# Profile pass, after the measurements: tessera fused with the JIT runs each workload once more at
+# 1 rank and at the largest of RANKS, PROFILE_ITERS [10] iterations, under the kernel_timer Kokkos
+# tool (bench/tools/kernel_timer.cpp): OUT/profile-<workload>-np<P>.jsonl (rank 0's kernels and
+# regions) and .txt (the run's output and rank 0's table). These are not timing runs (the tool
+# waits for the device at every kernel and region) and add nothing to results.jsonl; a failed one
+# is logged and does not change the exit status. PROFILE [1 when KERNEL_TIMER exists, else 0],
+# KERNEL_TIMER [BIN_DIR/tools/libtessera_kernel_timer.so, where CMake builds it].
 set -u
 
 if [ $# -ne 2 ]; then
@@ -42,6 +50,9 @@ PEERS=${PEERS:-"jax cupy torch torch-compile"}
 PYTHON=${PYTHON:-python3}
 RUN_TIMEOUT=${RUN_TIMEOUT:-1800}
 MPIRUN=${MPIRUN:-mpirun}
+KERNEL_TIMER=${KERNEL_TIMER:-$BIN/tools/libtessera_kernel_timer.so}
+if [ -f "$KERNEL_TIMER" ]; then PROFILE=${PROFILE:-1}; else PROFILE=${PROFILE:-0}; fi
+PROFILE_ITERS=${PROFILE_ITERS:-10}
 
 export NCCL_NVLS_ENABLE=0                                 # NVLink multicast off (docs/GPU.md)
 export PYTHONDONTWRITEBYTECODE=1                          # no __pycache__ in the checkout
@@ -66,6 +77,15 @@ log() { echo "[run_all $(date +%H:%M:%S)] $*" | tee -a "$LOG" >&2; }
 
 failures=0
 total=0
+
+# sizes WORKLOAD P: the options of the weak-scaled size at P ranks (as in the measurements).
+sizes() {
+  case $1 in
+    black_scholes) echo "--n $((BS_N * $2))" ;;
+    stencil) echo "--n $STENCIL_N --rows $((STENCIL_N * $2))" ;;
+    cg) echo "--n $CG_N --rows $((CG_N * $2))" ;;
+  esac
+}
 
 # run DESCRIPTION FALLBACK COMMAND...: appends the command's JSON lines to the results; a run that
 # printed none gets a line made of FALLBACK (a JSON object without its closing brace) and its
@@ -100,10 +120,11 @@ for P in $RANKS; do
   fi
   devices=$(seq -s, 0 $((P - 1)))
   for workload in black_scholes stencil cg; do
+    read -r -a size <<<"$(sizes "$workload" "$P")"
     case $workload in
-      black_scholes) size=(--n $((BS_N * P))); iters=$BS_ITERS ;;
-      stencil) size=(--n "$STENCIL_N" --rows $((STENCIL_N * P))); iters=$STENCIL_ITERS ;;
-      cg) size=(--n "$CG_N" --rows $((CG_N * P))); iters=$CG_ITERS ;;
+      black_scholes) iters=$BS_ITERS ;;
+      stencil) iters=$STENCIL_ITERS ;;
+      cg) iters=$CG_ITERS ;;
     esac
     common=("${size[@]}" --iters "$iters" --warmup "$WARMUP" --json)
     base="{\"workload\": \"$workload\", \"ranks\": $P, \"n\": ${size[1]}"
@@ -128,5 +149,35 @@ for P in $RANKS; do
 done
 
 log "$total runs, $failures failed; results in $RESULTS"
+
+if [ "$PROFILE" = 1 ] && [ ! -f "$KERNEL_TIMER" ]; then
+  log "profile pass skipped: no kernel timer library $KERNEL_TIMER (build the target tessera_kernel_timer)"
+elif [ "$PROFILE" = 1 ]; then
+  log "profile pass: per-kernel times under $KERNEL_TIMER; NOT timing runs (the device is synchronized" \
+    "at every kernel and region), nothing goes to results.jsonl"
+  largest=1
+  for P in $RANKS; do [ "$P" -gt "$largest" ] && largest=$P; done
+  profiled=0
+  profile_failures=0
+  for P in $(printf '%s\n' 1 "$largest" | sort -nu); do
+    if [ "$GPUS" -gt 0 ] && [ "$P" -gt "$GPUS" ]; then continue; fi
+    for workload in black_scholes stencil cg; do
+      prefix=$OUT/profile-$workload-np$P
+      profiled=$((profiled + 1))
+      log "profile: $workload tessera (--backend jit) on $P rank(s), $PROFILE_ITERS iterations -> $prefix.txt"
+      # Kokkos 4 reads KOKKOS_TOOLS_LIBS, Kokkos 3 KOKKOS_PROFILE_LIBRARY: both, the same path.
+      # shellcheck disable=SC2046,SC2086 # sizes are words, MPIRUN may carry options
+      if ! KOKKOS_TOOLS_LIBS=$KERNEL_TIMER KOKKOS_PROFILE_LIBRARY=$KERNEL_TIMER KERNEL_TIMER_JSON=$prefix.jsonl \
+        timeout "$RUN_TIMEOUT" $MPIRUN -n "$P" --bind-to none -x NCCL_NVLS_ENABLE -x TESSERA_CACHE_DIR \
+        -x KOKKOS_TOOLS_LIBS -x KOKKOS_PROFILE_LIBRARY -x KERNEL_TIMER_JSON \
+        "$BENCH" "$workload" $(sizes "$workload" "$P") --iters "$PROFILE_ITERS" --warmup "$WARMUP" --backend jit \
+        >"$prefix.txt" 2>&1; then
+        profile_failures=$((profile_failures + 1))
+        log "PROFILE FAILED ($workload on $P rank(s)): see $prefix.txt"
+      fi
+    done
+  done
+  log "profile pass: $profiled runs, $profile_failures failed"
+fi
 "$PYTHON" "$HERE/plot.py" "$RESULTS" --out "$OUT" 2>&1 | tee -a "$LOG" >&2
 [ $failures -eq 0 ]

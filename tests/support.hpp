@@ -153,6 +153,13 @@ inline bool same_on_all_ranks(const std::string& s) {
   return lo[0] == hi[0] && lo[1] == hi[1];
 }
 
+// The sum over ranks of a per-rank count (stats() are per rank).
+inline std::int64_t all_sum(std::int64_t mine) {
+  std::int64_t total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return total;
+}
+
 // Fixtures whose process grid puts every rank along one dimension of 2-D arrays.
 class RowGridTest : public TesseraTest {
  protected:

@@ -93,6 +93,12 @@ void Store::ensure_ghosts(const Index3& lo, const Index3& hi) {
   ghost_hi_ = new_hi;
 }
 
+void Store::replace_data(Kokkos::View<char*, MemSpace>&& fresh) {
+  if (released_) raise("array data used after the tessera::Runtime that owned it was destroyed");
+  recycle(std::move(data_));
+  data_ = std::move(fresh);
+}
+
 void Store::release() {
   data_ = Kokkos::View<char*, MemSpace>();
   released_ = true;
@@ -129,7 +135,53 @@ bool aligned(const char* p, int element_size) {
   return reinterpret_cast<std::uintptr_t>(p) % static_cast<std::uintptr_t>(element_size) == 0;
 }
 
+// Up to 2 * kMaxDims boxes, by value: the kernel finds an element's box by its prefix count.
+struct Pieces {
+  static constexpr int kMax = 2 * kMaxDims;
+  int count = 0;
+  std::int64_t start[kMax + 1] = {};
+  std::int64_t base[kMax] = {}, n1[kMax] = {}, n2[kMax] = {};
+};
+
+template <class Word>
+void copy_pieces_typed(const char* src, char* dst, const Layout& l, const Pieces& p, const char* label) {
+  const std::int64_t s0 = l.stride[0], s1 = l.stride[1], s2 = l.stride[2];
+  const Word* s = reinterpret_cast<const Word*>(src);
+  Word* d = reinterpret_cast<Word*>(dst);
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, p.start[p.count]),
+      KOKKOS_LAMBDA(std::int64_t i) {
+        int k = 0;
+        while (i >= p.start[k + 1]) ++k;
+        const std::int64_t j = i - p.start[k];
+        const std::int64_t i2 = j % p.n2[k], r = j / p.n2[k], i1 = r % p.n1[k], i0 = r / p.n1[k];
+        const std::int64_t o = p.base[k] + i0 * s0 + i1 * s1 + i2 * s2;
+        d[o] = s[o];
+      });
+}
+
 }  // namespace
+
+void copy_pieces(const char* src, char* dst, const Layout& layout, const std::vector<Box>& pieces, int element_size,
+                 const char* label) {
+  Pieces p;
+  for (const Box& b : pieces) {
+    if (b.empty()) continue;
+    if (p.count == Pieces::kMax) raise("internal: copy_pieces takes at most ", Pieces::kMax, " boxes");
+    p.base[p.count] = layout.offset(b.lo);
+    p.n1[p.count] = b.extent(1);
+    p.n2[p.count] = b.extent(2);
+    p.start[p.count + 1] = p.start[p.count] + b.volume();
+    ++p.count;
+  }
+  if (p.count == 0) return;
+  // Pool buffers are aligned for every element type, and both buffers share one layout.
+  switch (element_size) {
+    case 1: copy_pieces_typed<std::uint8_t>(src, dst, layout, p, label); break;
+    case 4: copy_pieces_typed<std::uint32_t>(src, dst, layout, p, label); break;
+    default: copy_pieces_typed<std::uint64_t>(src, dst, layout, p, label); break;
+  }
+}
 
 void copy_box(const char* src, const Layout& src_layout, char* dst, const Layout& dst_layout, const Box& region,
               int element_size, const char* label) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tessera/core/dtype.hpp"
 #include "tessera/core/kokkos_compat.hpp"
@@ -62,6 +63,10 @@ class Store {
   // Makes room for ghosts at least this wide, keeping the data (and valid halo) already held.
   void ensure_ghosts(const Index3& lo, const Index3& hi);
 
+  // Buffer renaming: a buffer of the same size and layout becomes this store's storage; the old
+  // one goes back to the pool.
+  void replace_data(Kokkos::View<char*, MemSpace>&& fresh);
+
   // Frees the device memory (at runtime teardown); later use raises tessera::Error.
   void release();
   bool released() const { return released_; }
@@ -84,6 +89,10 @@ Box bloat(const Box& b, const Index3& lo, const Index3& hi);
 // Copies the elements of `region` between two placements (pack, unpack, local copies).
 void copy_box(const char* src, const Layout& src_layout, char* dst, const Layout& dst_layout, const Box& region,
               int element_size, const char* label);
+
+// Copies disjoint boxes (at most 2 * kMaxDims) between two buffers of one layout, in one kernel.
+void copy_pieces(const char* src, char* dst, const Layout& layout, const std::vector<Box>& pieces, int element_size,
+                 const char* label);
 
 // Device buffers come from the runtime's memory pool and go back to it.
 Kokkos::View<char*, MemSpace> allocate(std::size_t bytes, const char* label, bool zero);

@@ -256,7 +256,8 @@ void Runtime::reset_stats() { detail::runtime().stats() = Stats{}; }
 const Config& Runtime::config() const { return detail::runtime().config(); }
 
 std::ostream& operator<<(std::ostream& out, const Stats& s) {
-  return out << "ops=" << s.ops << " kernels=" << s.kernels << " halo_exchanges=" << s.halo_exchanges
+  return out << "ops=" << s.ops << " kernels=" << s.kernels << " buffer_renames=" << s.buffer_renames
+             << " frame_copies=" << s.frame_copies << " halo_exchanges=" << s.halo_exchanges
              << " halo_bytes=" << s.halo_bytes << " redistributions=" << s.redistributions
              << " redistribution_bytes=" << s.redistribution_bytes << " allreduces=" << s.allreduces
              << " gathers=" << s.gathers << " stores_allocated=" << s.stores_allocated

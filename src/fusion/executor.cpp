@@ -83,6 +83,26 @@ void finalize_reductions(const Launch& task, const PartialsView& partials, bool 
   }
 }
 
+// After the kernel wrote `arg`'s view of this rank's tile into `fresh`: copies the rest of the
+// owned tile (the frame; ghosts are stale after a write anyway) from the store's buffer, then the
+// store adopts `fresh`. Returns the bytes the frame copy moved.
+std::int64_t adopt_renamed(const Arg& arg, const Box& tile, Kokkos::View<char*, MemSpace>&& fresh,
+                           const std::string& kernel) {
+  RuntimeState& rt = runtime();
+  Store& s = *arg.store;
+  const std::vector<Box> frame = subtract(s.owned(), shifted(tile, arg.view.lo));
+  std::int64_t volume = 0;
+  for (const Box& b : frame) volume += b.volume();
+  if (volume > 0) {
+    copy_pieces(s.data(), fresh.data(), s.layout(), frame, size_of(s.dtype()),
+                region_label("tessera::frame[", kernel).c_str());
+    rt.stats().frame_copies++;
+  }
+  s.replace_data(std::move(fresh));
+  rt.stats().buffer_renames++;
+  return 2 * volume * size_of(s.dtype());
+}
+
 }  // namespace
 
 ExecReport execute(const Launch& task) {
@@ -197,13 +217,27 @@ ExecReport execute(const Launch& task) {
                                  " operand(s) not aligned with the launch domain and not a halo");
   }
 
+  // Renamed stores get their fresh buffers now, after the exchange has grown any ghosts: the
+  // same layout, so the store can adopt the buffer after the kernel.
+  std::vector<Kokkos::View<char*, MemSpace>> fresh(nargs);
+  for (std::size_t i = 0; i < nargs; ++i) {
+    const Arg& arg = task.args[i];
+    if (!arg.renamed) continue;
+    if (access[i] == Access::Replicated) raise("internal: ", *task.label, " renames a 0-d store");
+    Store& s = *arg.store;
+    s.data();  // the frame is copied from the current buffer: it must exist
+    fresh[i] = allocate(static_cast<std::size_t>(s.allocated().volume()) * size_of(s.dtype()), "tessera::store", false);
+  }
+
   // Accessors and the launch.
   std::vector<Accessor> accessors(nargs);
   std::int64_t bytes = 0;
   for (std::size_t i = 0; i < nargs; ++i) {
     const Arg& arg = task.args[i];
     Store& s = *arg.store;
-    if (access[i] == Access::Replicated) {
+    if (arg.renamed) {
+      accessors[i] = accessor_for(fresh[i].data(), s.layout(), shifted(tile, arg.view.lo).lo, ndim);
+    } else if (access[i] == Access::Replicated) {
       accessors[i].ptr = s.data();
     } else if (access[i] == Access::Redistributed) {
       Box need = shifted(tile, arg.view.lo);
@@ -232,6 +266,8 @@ ExecReport execute(const Launch& task) {
   }
   launch_kernel(*task.label, *task.program, accessors, domain, partials);
   rt.stats().kernels++;
+  for (std::size_t i = 0; i < nargs; ++i)
+    if (task.args[i].renamed) bytes += adopt_renamed(task.args[i], tile, std::move(fresh[i]), *task.label);
   rt.stats().bytes_accessed += bytes;
   for (const Arg& arg : task.args)
     if (arg.written) arg.store->invalidate_halo();

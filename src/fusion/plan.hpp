@@ -15,6 +15,7 @@ struct PlannedArg {
   int store = 0;  // canonical store number
   Box view;
   bool written = false;
+  bool renamed = false;  // see Arg::renamed
 };
 
 struct PlannedReduction {

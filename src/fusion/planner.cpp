@@ -4,13 +4,17 @@
 // Rules (DESIGN.md): an op joins the current group only if
 //   1. its launch domain has the same tiling as the group's;
 //   2. it does not read or write a store that the group wrote through a different view;
-//   3. it does not write a store that the group read through a different view;
+//   3. it does not write a store that the group read through a different view, unless the write
+//      covers most of the store: then the group writes a fresh buffer (buffer renaming);
 //   4. it does not read a value reduced in the group;
 //   5. the group's halos can be exchanged before it starts (follows from 2: a shifted read of a
 //      store written in the group is a read through a different view);
 //   6. the group's kernel keeps to kMaxArgs arguments (they travel in the kernel parameters).
 // Scalar-only ops (0-d in, 0-d out) are not grouped: their consumers recompute them inline, and
 // they run as kernels of their own only if their result is still needed after the window.
+// Elementwise ops whose result is a temporary are rematerialized the same way (recomputed inside
+// each consumer, never stored) when their inputs do not change before the consumers run and the
+// byte model says recomputing reads less than storing and loading the result.
 
 #include <algorithm>
 #include <map>
@@ -116,8 +120,10 @@ namespace {
 struct ViewKey {
   int store;
   Box view;
+  bool renamed = false;  // the fresh buffer of a renamed store, apart from its current one
   bool operator<(const ViewKey& o) const {
     if (store != o.store) return store < o.store;
+    if (renamed != o.renamed) return renamed < o.renamed;
     if (view.lo != o.view.lo) return view.lo < o.view.lo;
     return view.hi < o.view.hi;
   }
@@ -141,6 +147,7 @@ class Planner {
     for (int i = 0; i < cut_; ++i) {
       while (g < groups_.size() && !groups_[g].ops.empty() && groups_[g].ops.front() == i) {
         plan.groups.push_back(build_group(groups_[g]));
+        previous_group_ = &groups_[g];
         ++g;
       }
       if (floating_[i] && must_materialize(i)) plan.groups.push_back(build_scalar(i));
@@ -152,12 +159,21 @@ class Planner {
   struct Group {
     std::vector<int> ops;
     std::string reason = "end of window";
+    std::set<int> renamed;  // stores written into a fresh buffer (rule 3 lifted)
   };
+
+  // Rule 3 is lifted by renaming when the write covers at least half of the store: the frame
+  // copy then moves at most as much as the write itself.
+  bool can_rename(int store, const Box& view) const {
+    const Store& s = *w_.stores[store];
+    return s.ndim() > 0 && 2 * view.volume() >= s.full().volume();
+  }
 
   // Per op: which stores it reads/writes, and which scalar ops produce its 0-d inputs.
   void analyse() {
     const int nstores = static_cast<int>(w_.stores.size());
     last_write_.assign(nstores, -1);
+    writers_.assign(nstores, {});
     producer_.assign(nstores, -1);
     created_.assign(nstores, false);
     readers_.assign(nstores, {});
@@ -170,15 +186,22 @@ class Planner {
         if (in.op == OpCode::Load) loads_[i][in.a] = true;
       for (std::size_t a = 0; a < t.args.size(); ++a) {
         const int s = w_.arg_store[i][a];
-        if (t.args[a].written) last_write_[s] = i;
+        if (t.args[a].written) last_write_[s] = i, writers_[s].push_back(i);
         if (t.args[a].created) created_[s] = true;
         if (reads(i, static_cast<int>(a))) readers_[s].push_back(i);
       }
-      for (int s : w_.reduction_store[i]) last_write_[s] = i, created_[s] = true;
+      for (int s : w_.reduction_store[i]) last_write_[s] = i, created_[s] = true, writers_[s].push_back(i);
     }
     for (int i = 0; i < n_; ++i) {
       const Task& t = ops_[i];
-      if (!is_scalar_domain(t) || !t.reductions.empty()) continue;
+      if (!t.reductions.empty()) continue;
+      if (!is_scalar_domain(t)) {
+        if (rematerialize(i)) {
+          floating_[i] = true;
+          producer_[written_store(i)] = i;
+        }
+        continue;
+      }
       int written = 0, out = -1;
       bool ok = true;
       for (std::size_t a = 0; a < t.args.size(); ++a) {
@@ -197,6 +220,51 @@ class Planner {
         producer_[out] = i;
       }
     }
+  }
+
+  // Whether elementwise op i is recomputed inside its readers instead of being stored (see the top
+  // of the file). Its result must be a temporary (created by i, no user handle, written whole, read
+  // whole), no input of i may be written after i up to a reader, and the byte model must favour
+  // it: storing costs one write plus one read per reader; recomputing costs, per reader, the
+  // inputs of i that the reader does not read anyway.
+  bool rematerialize(int i) {
+    const Task& t = ops_[i];
+    int out = -1, written = 0;
+    for (std::size_t a = 0; a < t.args.size(); ++a)
+      if (t.args[a].written) {
+        ++written;
+        out = w_.arg_store[i][a];
+        if (!t.args[a].created || t.args[a].view != w_.stores[out]->full()) return false;
+      }
+    if (written != 1 || last_write_[out] != i || w_.stores[out]->user_refs() > 0) return false;
+    std::vector<ViewKey> inputs;
+    effective_reads(i, inputs);
+    std::set<int> input_stores;
+    for (const ViewKey& r : inputs) {
+      if (r.store == out) return false;
+      input_stores.insert(r.store);
+    }
+    const Store& o = *w_.stores[out];
+    const double out_bytes = static_cast<double>(o.full().volume()) * size_of(o.dtype());
+    double stored = out_bytes, recomputed = 0;
+    for (int j : readers_[out]) {
+      std::set<int> read_by_j;
+      for (std::size_t a = 0; a < ops_[j].args.size(); ++a) {
+        const int s = w_.arg_store[j][a];
+        if (s == out && ops_[j].args[a].view != o.full()) return false;  // a shifted read needs the stored halo
+        if (reads(j, static_cast<int>(a))) read_by_j.insert(s);
+      }
+      for (int s : input_stores) {
+        const auto& w = writers_[s];
+        // No write in (i, j]: j itself may not overwrite an input it recomputes i from either.
+        if (std::upper_bound(w.begin(), w.end(), i) != std::upper_bound(w.begin(), w.end(), j)) return false;
+        const Store& in = *w_.stores[s];
+        if (in.ndim() > 0 && read_by_j.count(s) == 0)
+          recomputed += static_cast<double>(in.full().volume()) * size_of(in.dtype());
+      }
+      stored += out_bytes;
+    }
+    return recomputed < stored;
   }
 
   // Does op i load argument a (as opposed to only storing it)?
@@ -271,6 +339,7 @@ class Planner {
       const Tiling tiling = scalar ? Tiling{} : launch_tiling(t.args[t.key]);
       std::vector<ViewKey> reads_i;
       effective_reads(i, reads_i);
+      std::set<int> renames_i;
       std::string why;
       std::ostringstream msg;
       if (!current.ops.empty()) {
@@ -292,7 +361,7 @@ class Planner {
           }
         }
         for (std::size_t a = 0; a < t.args.size() && why.empty(); ++a) {
-          if (!t.args[a].written) continue;
+          if (!t.args[a].written || renames_i.count(w_.arg_store[i][a])) continue;
           const int s = w_.arg_store[i][a];
           auto it = written.find(s);
           if (it != written.end() && it->second != t.args[a].view) {
@@ -306,6 +375,10 @@ class Planner {
           if (rt != read.end())
             for (const Box& v : rt->second)
               if (v != t.args[a].view) {
+                if (can_rename(s, t.args[a].view)) {
+                  renames_i.insert(s);
+                  break;
+                }
                 msg << "rule 3 (anti-dependence): op " << i << " (" << short_name(t.label) << ") writes store#"
                     << w_.stores[s]->id() << " through " << t.args[a].view << ", read in the group through " << v;
                 why = msg.str();
@@ -326,6 +399,7 @@ class Planner {
         domain_scalar = scalar;
       }
       current.ops.push_back(i);
+      current.renamed.insert(renames_i.begin(), renames_i.end());
       for (const ViewKey& r : reads_i) read[r.store].push_back(r.view);
       for (const ViewKey& r : reads_i)
         if (written.count(r.store) == 0) external.insert(r);
@@ -346,6 +420,7 @@ class Planner {
     if (everything_) return;
     if (groups_.size() >= 2) {
       cut_ = groups_.back().ops.front();
+      while (cut_ > 0 && feeds_only_kept(cut_ - 1)) --cut_;
       // A last group longer than half the window would make the next window re-plan at once.
       if (n_ - cut_ > n_ / 2) cut_ = n_;
     } else {
@@ -362,6 +437,25 @@ class Planner {
     }
     groups_.erase(std::remove_if(groups_.begin(), groups_.end(), [](const Group& g) { return g.ops.empty(); }),
                   groups_.end());
+  }
+
+  // Whether op i ends a group and its results are temporaries read only by ops at or after the
+  // cut: then it stays in the window with them. A window fills up in the middle of a statement,
+  // such as the first op of the loop's next iteration, whose result is still held by the
+  // expression being built (so it is no temporary yet); in the next window it is, and can be
+  // rematerialized or fused with its readers instead of being stored now and loaded back.
+  bool feeds_only_kept(int i) const {
+    if (floating_[i] || !ops_[i].reductions.empty()) return false;
+    bool ends_group = false;
+    for (const Group& g : groups_) ends_group = ends_group || g.ops.back() == i;
+    if (!ends_group) return false;
+    const Task& t = ops_[i];
+    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      if (!t.args[a].written) continue;
+      const int s = w_.arg_store[i][a];
+      if (!created_[s] || readers_[s].empty() || readers_[s].front() < cut_) return false;
+    }
+    return true;
   }
 
   // A scalar op read by an op that stays in the window stays with it (it costs nothing until a
@@ -405,13 +499,13 @@ class Planner {
     PlannedGroup g;
     std::map<ViewKey, int> arg_index;
     std::map<ViewKey, int> forwarded;  // value last stored to (store, view) in this group
-    std::map<int, int> inlined;        // scalar op -> register holding its result
+    std::map<int, int> inlined;        // floating op -> register holding its result
     std::vector<int> elided;           // temporaries never allocated
 
-    int arg(int store, const Box& view, bool written) {
-      auto [it, fresh] = arg_index.emplace(ViewKey{store, view}, static_cast<int>(g.args.size()));
+    int arg(int store, const Box& view, bool written, bool renamed = false) {
+      auto [it, fresh] = arg_index.emplace(ViewKey{store, view, renamed}, static_cast<int>(g.args.size()));
       if (fresh)
-        g.args.push_back({store, view, written});
+        g.args.push_back({store, view, written, renamed});
       else
         g.args[it->second].written = g.args[it->second].written || written;
       return it->second;
@@ -420,7 +514,7 @@ class Planner {
   };
 
   // Emits op i into the builder; returns the register of the value it stored (scalar ops).
-  int emit(Builder& b, int i, const std::vector<int>* group) {
+  int emit(Builder& b, int i, const Group* group) {
     const Task& t = ops_[i];
     std::vector<int> r(t.program.registers, -1);
     int stored = -1;
@@ -452,11 +546,11 @@ class Planner {
           stored = r[in.b];
           b.forwarded[{s, view}] = stored;
           if (group == nullptr) continue;  // inlined scalar op: a register only
-          if (!live_after(s, *group)) {
+          if (!live_after(s, group->ops)) {
             if (std::find(b.elided.begin(), b.elided.end(), s) == b.elided.end()) b.elided.push_back(s);
             continue;
           }
-          out.a = static_cast<std::uint16_t>(b.arg(s, view, true));
+          out.a = static_cast<std::uint16_t>(b.arg(s, view, true, group->renamed.count(s) > 0));
           out.b = R(in.b);
           break;
         }
@@ -498,13 +592,30 @@ class Planner {
   PlannedGroup build_group(const Group& group) {
     Builder b;
     const Task& first = ops_[group.ops.front()];
-    for (int i : group.ops) emit(b, i, &group.ops);
+    for (int i : group.ops) emit(b, i, &group);
     finish(b, first, group.ops.front());
+    // The kernel's ops: the group's and the elementwise ops it recomputes inline (their results
+    // are temporaries that are never stored, like those of the group elided below).
+    std::vector<int> members = group.ops;
+    std::size_t inlined_temporaries = 0;
+    std::string recomputed;
+    for (const auto& [op, reg] : b.inlined) {
+      if (is_scalar_domain(ops_[op])) continue;
+      members.push_back(op);
+      ++inlined_temporaries;
+      if (previous_group_ != nullptr && previous_group_->ops.back() < op && could_join(*previous_group_, op))
+        recomputed += (recomputed.empty() ? "" : ",") + short_name(ops_[op].label) + "(op " + std::to_string(op) + ")";
+    }
+    std::sort(members.begin(), members.end());
     std::ostringstream names, explain;
-    for (std::size_t k = 0; k < group.ops.size(); ++k) names << (k ? "," : "") << short_name(ops_[group.ops[k]].label);
-    b.g.label = group.ops.size() == 1 ? first.label : fused_label(group.ops);
-    explain << "group of " << group.ops.size() << " op(s) [" << group.ops.front() << ".." << group.ops.back()
-            << "]: " << names.str() << " | ended: " << group.reason << " | temporaries elided: " << b.elided.size();
+    for (std::size_t k = 0; k < members.size(); ++k) names << (k ? "," : "") << short_name(ops_[members[k]].label);
+    b.g.label = members.size() == 1 ? first.label : fused_label(members);
+    explain << "group of " << members.size() << " op(s) [" << members.front() << ".." << members.back()
+            << "]: " << names.str() << " | ended: " << group.reason
+            << " | temporaries elided: " << b.elided.size() + inlined_temporaries;
+    if (!recomputed.empty()) explain << " | rematerialized: " << recomputed;
+    for (const PlannedArg& a : b.g.args)
+      if (a.renamed) explain << " | renamed: store#" << w_.stores[a.store]->id() << " (written into a fresh buffer)";
     std::int64_t read_bytes = 0, write_bytes = 0;
     std::int64_t shifted = 0;
     const Box& domain = first.args[first.key].view;
@@ -520,6 +631,26 @@ class Planner {
     return std::move(b.g);
   }
 
+  // Whether floating op i could have joined group g (rules 1, 2 and 4), which would then have
+  // stored its result for a later kernel to load: the fusion log calls such an op rematerialized.
+  bool could_join(const Group& g, int i) const {
+    const Task& head = ops_[g.ops.front()];
+    if (is_scalar_domain(head) || !launch_tiling(ops_[i].args[ops_[i].key]).aligned(launch_tiling(head.args[head.key])))
+      return false;
+    std::vector<ViewKey> reads_i;
+    effective_reads(i, reads_i);
+    for (int k : g.ops) {
+      const Task& t = ops_[k];
+      for (const ViewKey& r : reads_i) {
+        for (int s : w_.reduction_store[k])
+          if (s == r.store) return false;
+        for (std::size_t a = 0; a < t.args.size(); ++a)
+          if (t.args[a].written && w_.arg_store[k][a] == r.store && t.args[a].view != r.view) return false;
+      }
+    }
+    return true;
+  }
+
   // tessera::fused[sqrt,multiply,...+57]: short enough for profiler timelines.
   std::string fused_label(const std::vector<int>& group) const {
     constexpr std::size_t kShown = 6;
@@ -532,7 +663,8 @@ class Planner {
 
   PlannedGroup build_scalar(int i) {
     Builder b;
-    std::vector<int> self{i};
+    Group self;
+    self.ops = {i};
     emit(b, i, &self);
     finish(b, ops_[i], i);
     b.g.label = ops_[i].label;
@@ -618,7 +750,9 @@ class Planner {
   bool everything_;
   int n_;
   int cut_ = 0;
+  const Group* previous_group_ = nullptr;  // the group built before (for the fusion log)
   std::vector<int> last_write_, producer_;
+  std::vector<std::vector<int>> writers_;  // store -> ops that write it, in order
   std::vector<bool> created_, floating_, deferred_;
   std::vector<std::vector<int>> readers_;
   std::vector<std::vector<bool>> loads_;  // op -> arg -> loaded by the op

@@ -17,6 +17,10 @@ struct Arg {
   Box view;  // the region of the store the program sees, in store coordinates
   bool written = false;
   bool created = false;  // the op that wrote it also created the store (fusion: may be a temporary)
+  // Buffer renaming (written only): the kernel writes a fresh buffer that becomes the store's
+  // storage afterwards, so that its reads of the store through shifted views still see the old
+  // values; the part of the store the kernel does not write (the frame) is copied over.
+  bool renamed = false;
 };
 
 enum class Finalize : std::uint8_t { None, Mean, Sqrt };

@@ -67,7 +67,7 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window) {
     launch.program = &g.program;
     launch.label = &g.label;
     launch.args.reserve(g.args.size());
-    for (const PlannedArg& a : g.args) launch.args.push_back(Arg{window.stores[a.store], a.view, a.written, false});
+    for (const PlannedArg& a : g.args) launch.args.push_back(Arg{window.stores[a.store], a.view, a.written, false, a.renamed});
     launch.domain = Arg{window.stores[g.domain.store], g.domain.view, false, false};
     for (const PlannedReduction& r : g.reductions)
       launch.reductions.push_back(ReductionOut{window.stores[r.store], r.finalize, r.count});

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 namespace tessera::detail {
 
@@ -51,6 +52,30 @@ inline Box shifted(const Box& a, const Index3& by) {
     r.hi[d] += by[d];
   }
   return r;
+}
+
+// The part of `a` outside `b`, as at most 2 * ndim disjoint boxes (a frame around b, cut slab by
+// slab along each dimension).
+inline std::vector<Box> subtract(const Box& a, const Box& b) {
+  const Box cut = intersect(a, b);
+  if (cut.empty()) return a.empty() ? std::vector<Box>{} : std::vector<Box>{a};
+  std::vector<Box> pieces;
+  Box rest = a;
+  for (int d = 0; d < a.ndim; ++d) {
+    if (rest.lo[d] < cut.lo[d]) {
+      Box piece = rest;
+      piece.hi[d] = cut.lo[d];
+      pieces.push_back(piece);
+      rest.lo[d] = cut.lo[d];
+    }
+    if (cut.hi[d] < rest.hi[d]) {
+      Box piece = rest;
+      piece.lo[d] = cut.hi[d];
+      pieces.push_back(piece);
+      rest.hi[d] = cut.hi[d];
+    }
+  }
+  return pieces;
 }
 
 // Calls f(first, length) for each row of the box along its last dimension, in row-major order.
