@@ -603,7 +603,9 @@ class Planner {
       if (is_scalar_domain(ops_[op])) continue;
       members.push_back(op);
       ++inlined_temporaries;
-      if (previous_group_ != nullptr && previous_group_->ops.back() < op && could_join(*previous_group_, op))
+      // Recomputed: an earlier kernel computed it too, or could have and would have stored it.
+      const bool again = !computed_.insert(op).second;
+      if (again || (previous_group_ != nullptr && previous_group_->ops.back() < op && could_join(*previous_group_, op)))
         recomputed += (recomputed.empty() ? "" : ",") + short_name(ops_[op].label) + "(op " + std::to_string(op) + ")";
     }
     std::sort(members.begin(), members.end());
@@ -751,6 +753,7 @@ class Planner {
   int n_;
   int cut_ = 0;
   const Group* previous_group_ = nullptr;  // the group built before (for the fusion log)
+  std::set<int> computed_;                 // floating array ops inlined so far (for the fusion log)
   std::vector<int> last_write_, producer_;
   std::vector<std::vector<int>> writers_;  // store -> ops that write it, in order
   std::vector<bool> created_, floating_, deferred_;
