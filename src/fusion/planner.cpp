@@ -9,7 +9,9 @@
 //   4. it does not read a value reduced in the group;
 //   5. the group's halos can be exchanged before it starts (follows from 2: a shifted read of a
 //      store written in the group is a read through a different view);
-//   6. the group's kernel keeps to kMaxArgs arguments (they travel in the kernel parameters).
+//   6. the group's kernel keeps to kMaxArgs arguments (they travel in the kernel parameters);
+//   7. the op does not come after the start of the loop's next iteration (an op repeating the
+//      window's first op) once the group spans kLoopSpan ops.
 // Scalar-only ops (0-d in, 0-d out) are not grouped: their consumers recompute them inline, and
 // they run as kernels of their own only if their result is still needed after the window.
 // Elementwise ops whose result is a temporary are rematerialized the same way (recomputed inside
@@ -128,6 +130,12 @@ struct ViewKey {
     return view.hi < o.view.hi;
   }
 };
+
+// Rule 7: a group that spans this many ops ends where the loop repeats. A grown window then runs
+// a long loop body (Black-Scholes: 65 ops) one iteration per kernel: the kernel stays the same
+// however far the window grows (nothing new to compile mid-run), and no kernel computes
+// iterations whose results the next one overwrites. Default windows (64 ops) never reach it.
+constexpr int kLoopSpan = 64;
 
 class Planner {
  public:
@@ -320,10 +328,14 @@ class Planner {
     std::set<int> visible;       // stores the group wrote that are visible after the last op
     Tiling domain;
     bool domain_scalar = false;
+    int span_start = 0;      // where the current group's ops (floating ones included) begin
+    int loop_boundary = -1;  // rule 7: an op repeating op 0 at least kLoopSpan ops past span_start
     Group current;
     auto close = [&](std::string reason) {
       if (current.ops.empty()) return;
       current.reason = std::move(reason);
+      span_start = loop_boundary > current.ops.front() ? loop_boundary : current.ops.back() + 1;
+      loop_boundary = -1;
       groups_.push_back(std::move(current));
       current = Group{};
       written.clear();
@@ -333,6 +345,8 @@ class Planner {
       std::fill(reduced.begin(), reduced.end(), 0);
     };
     for (int i = 0; i < n_; ++i) {
+      if (i > 0 && w_.op_hash[i] == w_.op_hash[0] && i - span_start >= kLoopSpan && loop_boundary < 0)
+        loop_boundary = i;
       if (floating_[i]) continue;
       const Task& t = ops_[i];
       const bool scalar = is_scalar_domain(t);
@@ -384,6 +398,12 @@ class Planner {
                 why = msg.str();
                 break;
               }
+        }
+        if (why.empty() && loop_boundary > current.ops.front()) {
+          msg << "rule 7 (loop period): op " << loop_boundary << " (" << short_name(ops_[loop_boundary].label)
+              << ") starts the loop's next iteration (it repeats op 0), " << loop_boundary - span_start
+              << " ops after the group's start";
+          why = msg.str();
         }
         if (why.empty()) {
           if (arguments_with(i, reads_i, external, written, visible) > static_cast<std::size_t>(kMaxArgs)) {
