@@ -1,4 +1,4 @@
-// The window planner: cut the window into the longest groups that the six fusion rules allow,
+// The window planner: cut the window into the longest groups that the seven fusion rules allow,
 // decide which stores are temporaries, and build one fused program per group.
 //
 // Rules (DESIGN.md): an op joins the current group only if
