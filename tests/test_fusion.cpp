@@ -66,6 +66,9 @@ TEST_F(FusionTest, BlackScholesIterationIsOneKernelWithoutTemporaries) {
   }
   const ts::Stats after = rt().stats();
   EXPECT_EQ(after.kernels - before.kernels, iters);  // no temporaries, no second pass
+  // Exactly S, X, T read and call, put written: no temporary stored (such as S / X, which is not
+  // recomputed, being read by recomputed ops only).
+  EXPECT_EQ(all_sum(after.bytes_accessed - before.bytes_accessed), 5 * n * 8 * iters);
   EXPECT_EQ(after.stores_allocated - before.stores_allocated, 0);
   EXPECT_EQ(after.halo_exchanges - before.halo_exchanges, 0);
 

@@ -508,10 +508,13 @@ class Planner {
   }
 
   // A store written in a group must be kept if anything can see it after the group.
+  // A floating reader is recomputed where its own readers are: the store is live if they are.
   bool live_after(int store, const std::vector<int>& group) const {
     if (w_.stores[store]->user_refs() > 0 || !created_[store]) return true;
-    for (int r : readers_[store])
-      if (!std::binary_search(group.begin(), group.end(), r)) return true;
+    for (int r : readers_[store]) {
+      if (floating_[r] ? live_after(written_store(r), group) : !std::binary_search(group.begin(), group.end(), r))
+        return true;
+    }
     return false;
   }
 
