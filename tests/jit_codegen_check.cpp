@@ -21,9 +21,10 @@ std::map<std::uint64_t, td::GeneratedKernel>& corpus() {
   return kernels;
 }
 
-void observe(const td::Program& program, int nargs) {
+// The kernel a CUDA build would compile for this launch: the same program, arguments and shape.
+void observe(const td::Program& program, int nargs, const td::KernelShape& shape) {
   if (!td::jit_supports(program, nargs)) return;
-  td::GeneratedKernel g = td::generate_cuda(program, nargs);
+  td::GeneratedKernel g = td::generate_cuda(program, nargs, shape);
   corpus().emplace(g.hash, std::move(g));
 }
 

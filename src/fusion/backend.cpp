@@ -1,6 +1,7 @@
 // Which backend runs a launch: the JIT's compiled kernel where the runtime has a JIT and the
 // program compiles, else the interpreter. The choice is made once per distinct program.
 
+#include <algorithm>
 #include <cstdio>
 
 #include "tessera/core/runtime_state.hpp"
@@ -23,21 +24,34 @@ namespace {
 LaunchObserver observer = nullptr;
 }  // namespace
 
+KernelShape kernel_shape(const std::vector<Accessor>& args, const Domain& domain) {
+  KernelShape shape;
+  shape.flat = domain.n[0] * domain.n[1] == 1;
+  for (std::size_t a = 0; a < args.size(); ++a) {
+    const Accessor& x = args[a];
+    if (x.origin == 0 && x.stride[0] == 0 && x.stride[1] == 0 && x.stride[2] == 0)
+      shape.scalar |= std::uint64_t(1) << a;
+    else if (x.stride[2] == 1)
+      shape.unit |= std::uint64_t(1) << a;
+  }
+  return shape;
+}
+
 void set_launch_observer(LaunchObserver o) { observer = o; }
 
 void launch_kernel(const std::string& label, const Program& program, const std::vector<Accessor>& args,
                    const Domain& domain, const PartialsView& partials) {
-  if (observer) observer(program, static_cast<int>(args.size()));
+  if (observer) observer(program, static_cast<int>(args.size()), kernel_shape(args, domain));
   RuntimeState& rt = runtime();
   ProgramImage& image = rt.programs().get(program);
 #ifdef TESSERA_HAVE_JIT
   if (Jit* jit = rt.jit()) {
-    if (!image.jit_tried) {
-      image.jit = jit_kernel(*jit, program, static_cast<int>(args.size()));
-      image.jit_tried = true;
-    }
-    if (image.jit) {
-      jit_launch(*jit, *image.jit, program, args, domain, partials, label);
+    const KernelShape shape = kernel_shape(args, domain);
+    auto it = std::find_if(image.jit.begin(), image.jit.end(), [&](const auto& v) { return v.first == shape; });
+    if (it == image.jit.end())
+      it = image.jit.insert(image.jit.end(), {shape, jit_kernel(*jit, program, static_cast<int>(args.size()), shape)});
+    if (it->second) {
+      jit_launch(*jit, *it->second, program, args, domain, partials, label);
       return;
     }
   }

@@ -35,6 +35,22 @@ struct Domain {
 // copy); the planner closes a group before it would need more.
 constexpr int kMaxArgs = 64;
 
+// What a launch lets a compiled kernel assume, part of the kernel's identity: a flat domain (one
+// row: i0 = i1 = 0), arguments with stride 1 along the last dimension (every row-major layout) and
+// replicated ones (offset 0). The address arithmetic they save is a large part of a kernel that
+// computes one element per thread.
+struct KernelShape {
+  bool flat = false;
+  std::uint64_t unit = 0;    // bit a: argument a has stride 1 along the last dimension
+  std::uint64_t scalar = 0;  // bit a: argument a is replicated (all strides 0, origin 0)
+  friend bool operator==(const KernelShape& a, const KernelShape& b) {
+    return a.flat == b.flat && a.unit == b.unit && a.scalar == b.scalar;
+  }
+};
+static_assert(kMaxArgs <= 64, "KernelShape has one bit per argument");
+
+KernelShape kernel_shape(const std::vector<Accessor>& args, const Domain& domain);
+
 // The device copy of a program's code and constants, made once per distinct program (code,
 // constants and reduction kinds) and kept by the runtime (a steady loop replays the same programs: no per-launch
 // allocation or copy).
@@ -42,8 +58,8 @@ struct JitKernel;
 struct ProgramImage {
   Kokkos::View<const Instr*, MemSpace> code;
   Kokkos::View<const Value*, MemSpace> constants;
-  const JitKernel* jit = nullptr;  // the compiled kernel, where the JIT tier runs
-  bool jit_tried = false;
+  // The compiled kernels by shape, where the JIT tier runs (nullptr: tried, not compilable).
+  std::vector<std::pair<KernelShape, const JitKernel*>> jit;
 };
 
 class ProgramImages {
@@ -80,7 +96,7 @@ void launch_kernel(const std::string& label, const Program& program, const std::
 
 // Test hook: called with every program launched, before it runs (tests/jit_codegen_check.cpp
 // compiles every fused program of the fuzz corpus with NVRTC, also in CPU-only CI).
-using LaunchObserver = void (*)(const Program& program, int nargs);
+using LaunchObserver = void (*)(const Program& program, int nargs, const KernelShape& shape);
 void set_launch_observer(LaunchObserver observer);
 
 }  // namespace tessera::detail

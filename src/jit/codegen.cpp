@@ -111,10 +111,18 @@ std::string identity(ReduceKind k, bool is_float) {
   }
 }
 
-std::string element_address(int arg) {
+// Element (i0, i1, j) of argument `arg`, with what the shape lets the kernel assume.
+std::string element_address(int arg, const KernelShape& shape) {
+  const std::uint64_t bit = std::uint64_t(1) << arg;
+  if (shape.scalar & bit) return "0";
   std::ostringstream s;
-  s << "(p.args[" << arg << "].origin + i0 * p.args[" << arg << "].stride[0] + i1 * p.args[" << arg
-    << "].stride[1] + j * p.args[" << arg << "].stride[2])";
+  const std::string a = "p.args[" + std::to_string(arg) + "]";
+  s << "(" << a << ".origin";
+  if (!shape.flat) s << " + i0 * " << a << ".stride[0] + i1 * " << a << ".stride[1]";
+  if (shape.unit & bit)
+    s << " + j)";
+  else
+    s << " + j * " << a << ".stride[2])";
   return s.str();
 }
 
@@ -134,7 +142,8 @@ const char* float_fn(OpCode op, bool single) {
 // last definition>; every definition is a new const variable (SSA), so nothing is reused.
 class Emitter {
  public:
-  explicit Emitter(const Program& p) : p_(p), current_(static_cast<std::size_t>(p.registers), -1) {}
+  Emitter(const Program& p, const KernelShape& shape)
+      : p_(p), shape_(shape), current_(static_cast<std::size_t>(p.registers), -1) {}
 
   void body(std::ostream& out) {
     for (int pc = 0; pc < static_cast<int>(p_.code.size()); ++pc) instruction(out, pc);
@@ -184,10 +193,10 @@ class Emitter {
     switch (in.op) {
       case OpCode::Load:
         out << define(pc, in.dst, T) << "*(reinterpret_cast<const " << T << "*>(p.args[" << in.a << "].ptr) + "
-            << element_address(in.a) << ");\n";
+            << element_address(in.a, shape_) << ");\n";
         return;
       case OpCode::Store:
-        out << "    *(reinterpret_cast<" << T << "*>(p.args[" << in.a << "].ptr) + " << element_address(in.a)
+        out << "    *(reinterpret_cast<" << T << "*>(p.args[" << in.a << "].ptr) + " << element_address(in.a, shape_)
             << ") = " << reg(in.b) << ";\n";
         return;
       case OpCode::Const: out << define(pc, in.dst, T) << constant(in.a, in.type) << ";\n"; return;
@@ -291,6 +300,7 @@ class Emitter {
   }
 
   const Program& p_;
+  const KernelShape& shape_;
   std::vector<int> current_;
 };
 
@@ -304,7 +314,7 @@ std::uint64_t fnv1a(const std::string& s) {
 
 bool jit_supports(const Program&, int nargs) { return nargs <= kMaxArgs; }
 
-GeneratedKernel generate_cuda(const Program& program, int nargs) {
+GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelShape& shape) {
   if (!jit_supports(program, nargs))
     raise("internal: program with ", nargs, " arguments and ", program.constants.size(),
           " constants is not compilable");
@@ -321,12 +331,15 @@ GeneratedKernel generate_cuda(const Program& program, int nargs) {
   for (int k = 0; k < nreduce; ++k)
     s << "  " << (program.reduce_float[k] ? "double" : "long") << " acc" << k << " = "
       << identity(program.reduce_kinds[k], program.reduce_float[k]) << ";\n";
-  s << "  if (j < p.domain.n[2]) {\n"
-       "  for (long row = blockIdx.y; row < rows; row += gridDim.y) {\n"
-       // 1-D and 2-D domains (padded to 3-D: n[0] == 1) skip the 64-bit division (a subroutine
-       // of dozens of instructions, for every element of a one-element-per-thread kernel).
-       "    const long i0 = p.domain.n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n";
-  Emitter(program).body(s);
+  s << "  if (j < p.domain.n[2]) {\n";
+  if (shape.flat)  // one row: the launch has one block row, and the kernel was compiled for it
+    s << "  {\n    const long i0 = 0, i1 = 0;\n";
+  else
+    s << "  for (long row = blockIdx.y; row < rows; row += gridDim.y) {\n"
+         // 1-D and 2-D domains (padded to 3-D: n[0] == 1) skip the 64-bit division (a subroutine
+         // of dozens of instructions, for every element of a one-element-per-thread kernel).
+         "    const long i0 = p.domain.n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n";
+  Emitter(program, shape).body(s);
   s << "  }\n  }\n";
   if (nreduce > 0) {
     // Warp shuffles, then one value per warp through shared memory, combined in warp order.

@@ -40,6 +40,7 @@ struct GeneratedKernel {
 // Whether a program can be compiled (every opcode, dtype and number of constants can; this checks
 // the number of arguments).
 bool jit_supports(const Program& program, int nargs);
-GeneratedKernel generate_cuda(const Program& program, int nargs);
+// `shape` (interpreter.hpp) specializes the address arithmetic; the default assumes nothing.
+GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelShape& shape = {});
 
 }  // namespace tessera::detail

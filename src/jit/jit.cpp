@@ -30,13 +30,13 @@ class Jit {
   Jit(const Jit&) = delete;
   Jit& operator=(const Jit&) = delete;
 
-  const JitKernel* kernel(const Program& program, int nargs) {
+  const JitKernel* kernel(const Program& program, int nargs, const KernelShape& shape) {
     if (!jit_supports(program, nargs)) {
       fall_back("a program with " + std::to_string(nargs) + " arguments exceeds the JIT's parameter block");
       return nullptr;
     }
     try {
-      const GeneratedKernel g = generate_cuda(program, nargs);
+      const GeneratedKernel g = generate_cuda(program, nargs, shape);
       auto it = loaded_.find(g.hash);
       if (it != loaded_.end()) {
         runtime().stats().kernel_cache_hits++;
@@ -125,7 +125,9 @@ std::shared_ptr<Jit> make_jit(const Config& config, int rank) {
   return std::make_shared<Jit>(dir, major * 10 + minor, rank);
 }
 
-const JitKernel* jit_kernel(Jit& jit, const Program& program, int nargs) { return jit.kernel(program, nargs); }
+const JitKernel* jit_kernel(Jit& jit, const Program& program, int nargs, const KernelShape& shape) {
+  return jit.kernel(program, nargs, shape);
+}
 
 void jit_launch(Jit& jit, const JitKernel& kernel, const Program& program, const std::vector<Accessor>& args,
                 const Domain& domain, const PartialsView& partials, const std::string& label) {
