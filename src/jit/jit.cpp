@@ -21,6 +21,9 @@ struct JitKernel {
   CUfunction finish = nullptr;  // reductions only
 };
 
+// Blocks of a reducing launch over rows (CG's dot products on an 8192^2 grid: 32 x 128 blocks).
+constexpr std::int64_t kReductionBlocks = 4096;
+
 class Jit {
  public:
   Jit(std::string cache_dir, int arch, int rank) : cache_(std::move(cache_dir), arch), rank_(rank) {}
@@ -65,8 +68,13 @@ class Jit {
     std::copy(args.begin(), args.end(), p.args);
     const std::int64_t rows = domain.n[0] * domain.n[1];
     const unsigned gx = static_cast<unsigned>(std::max<std::int64_t>(1, (domain.n[2] + kJitBlockX - 1) / kJitBlockX));
-    const unsigned gy = static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(rows, 65535)));
     const int nreduce = static_cast<int>(program.reduce_kinds.size());
+    // A reducing block also combines its values (shuffles, shared memory, a barrier): with one
+    // element per thread that costs as much as the element. Reductions over rows therefore use
+    // about kReductionBlocks blocks and each thread takes several rows (the row loop); the
+    // launch shape is fixed by the domain, so results stay the same from run to run.
+    const std::int64_t max_gy = nreduce > 0 ? std::max<std::int64_t>(1, kReductionBlocks / gx) : 65535;
+    const unsigned gy = static_cast<unsigned>(std::max<std::int64_t>(1, std::min({rows, max_gy, std::int64_t(65535)})));
     p.nblocks = static_cast<std::int64_t>(gx) * gy;
     Kokkos::View<char*, MemSpace> block_partials;
     if (nreduce > 0) {
