@@ -10,7 +10,8 @@
 # overrides (defaults in brackets): RANKS ["1 2"], BS_N [2^27], BS_ITERS [20], STENCIL_N [16384],
 # STENCIL_ITERS [50], CG_N [8192], CG_ITERS [50], WARMUP [3], PEERS ["jax cupy torch
 # torch-compile"] (single-GPU peers, run at 1 GPU; jax-sharded runs at every count), PYTHON
-# [python3], RUN_TIMEOUT [1800 s per run], MPIRUN [mpirun].
+# [python3], RUN_TIMEOUT [1800 s per run], MPIRUN [mpirun], WARM_CACHE [1: each tessera JIT
+# configuration first runs untimed, so that the timed run starts with its kernels compiled].
 # A run that fails or whose check fails is recorded and the script goes on; it exits 1 if any did.
 #
 # Profile pass, after the measurements: tessera fused with the JIT runs each workload once more at
@@ -50,6 +51,7 @@ PEERS=${PEERS:-"jax cupy torch torch-compile"}
 PYTHON=${PYTHON:-python3}
 RUN_TIMEOUT=${RUN_TIMEOUT:-1800}
 MPIRUN=${MPIRUN:-mpirun}
+WARM_CACHE=${WARM_CACHE:-1}
 KERNEL_TIMER=${KERNEL_TIMER:-$BIN/tools/libtessera_kernel_timer.so}
 if [ -f "$KERNEL_TIMER" ]; then PROFILE=${PROFILE:-1}; else PROFILE=${PROFILE:-0}; fi
 PROFILE_ITERS=${PROFILE_ITERS:-10}
@@ -133,6 +135,16 @@ for P in $RANKS; do
       read -r system flags <<<"$variant"
       asked=auto
       case $flags in --backend*) asked=${flags#--backend } ;; --system*) asked=kokkos ;; esac
+      if [ "$asked" != interp ] && [ "$asked" != kokkos ] && [ "$WARM_CACHE" = 1 ]; then
+        # The JIT compiles each new fused program on first use (~70 ms, docs/JIT.md), and a loop's
+        # programs settle only once the op window has grown: an untimed run first fills
+        # TESSERA_CACHE_DIR, so the timed run loads compiled kernels (a warm start).
+        log "kernel cache warm-up (untimed): $workload $system on $P rank(s)"
+        # shellcheck disable=SC2086 # flags are words
+        timeout "$RUN_TIMEOUT" $MPIRUN -n "$P" --bind-to none -x NCCL_NVLS_ENABLE -x TESSERA_CACHE_DIR \
+          "$BENCH" "$workload" "${size[@]}" --iters 10 --warmup 0 $flags >/dev/null 2>>"$LOG" ||
+          log "kernel cache warm-up failed ($workload $system on $P rank(s)); the timed run compiles"
+      fi
       # shellcheck disable=SC2086 # flags are words
       run "$workload $system ($flags) on $P rank(s)" \
         "$base, \"system\": \"$system\", \"backend_requested\": \"$asked\"" \
