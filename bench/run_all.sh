@@ -136,13 +136,14 @@ for P in $RANKS; do
       asked=auto
       case $flags in --backend*) asked=${flags#--backend } ;; --system*) asked=kokkos ;; esac
       if [ "$asked" != interp ] && [ "$asked" != kokkos ] && [ "$WARM_CACHE" = 1 ]; then
-        # The JIT compiles each new fused program on first use (~70 ms, docs/JIT.md), and a loop's
-        # programs settle only once the op window has grown: an untimed run first fills
+        # The JIT compiles each new fused program on first use (~70 ms, docs/JIT.md), and which
+        # programs a run has depends on where its windows are cut (the op window grows; each
+        # timed round ends with a flush): an untimed run of the same command first fills
         # TESSERA_CACHE_DIR, so the timed run loads compiled kernels (a warm start).
         log "kernel cache warm-up (untimed): $workload $system on $P rank(s)"
         # shellcheck disable=SC2086 # flags are words
         timeout "$RUN_TIMEOUT" $MPIRUN -n "$P" --bind-to none -x NCCL_NVLS_ENABLE -x TESSERA_CACHE_DIR \
-          "$BENCH" "$workload" "${size[@]}" --iters 10 --warmup 0 $flags >/dev/null 2>>"$LOG" ||
+          "$BENCH" "$workload" "${common[@]}" $flags >/dev/null 2>>"$LOG" ||
           log "kernel cache warm-up failed ($workload $system on $P rank(s)); the timed run compiles"
       fi
       # shellcheck disable=SC2086 # flags are words
