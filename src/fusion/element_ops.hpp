@@ -33,6 +33,8 @@ KOKKOS_FORCEINLINE_FUNCTION T wrap_mul(T a, T b) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a && b;  // NumPy: the product of booleans is their conjunction
   } else {
     return a * b;
   }
