@@ -7,9 +7,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <tessera/core/runtime_state.hpp>
 #include <tessera/tessera.hpp>
 
 namespace ts = tessera;
@@ -178,3 +181,55 @@ class ColumnGridTest : public TesseraTest {
     return c;
   }
 };
+
+// Sets (or unsets) an environment variable for the lifetime of the guard, then restores it.
+class EnvGuard {
+ public:
+  EnvGuard(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = std::string(old);
+    if (value)
+      setenv(name, value->c_str(), 1);
+    else
+      unsetenv(name);
+  }
+  ~EnvGuard() {
+    if (old_)
+      setenv(name_.c_str(), old_->c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+  EnvGuard(const EnvGuard&) = delete;
+  EnvGuard& operator=(const EnvGuard&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+// A collective tessera operation: completes only if every rank takes part.
+inline void expect_ranks_in_step() {
+  const std::int64_t n = 13;
+  auto probe = ts::arange<double>(n) * 2.0;
+  EXPECT_EQ(ts::sum(probe).item(), static_cast<double>(n * (n - 1)));
+}
+
+// Runs f, which must throw tessera::Error whose message contains every string of `parts` and is
+// the same on every rank; then checks that the ranks are still in step (if a runtime is active).
+template <class F>
+void expect_collective_error(const char* what, F&& f, const std::vector<std::string>& parts) {
+  std::string message;
+  bool threw = false;
+  try {
+    f();
+  } catch (const ts::Error& e) {
+    threw = true;
+    message = e.what();
+  } catch (const std::exception& e) {
+    message = std::string("not a tessera::Error: ") + e.what();
+  }
+  EXPECT_TRUE(threw) << what << ": " << (message.empty() ? "nothing thrown" : message);
+  for (const std::string& p : parts)
+    EXPECT_NE(message.find(p), std::string::npos) << what << ": '" << p << "' not in: " << message;
+  EXPECT_TRUE(same_on_all_ranks(message)) << what << ": ranks disagree; this rank: " << message;
+  if (ts::detail::runtime_active()) expect_ranks_in_step();
+}

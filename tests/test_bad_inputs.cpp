@@ -27,58 +27,6 @@ using ts::slice;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
-// A collective tessera operation: completes only if every rank takes part.
-void expect_ranks_in_step() {
-  const std::int64_t n = 13;
-  auto probe = ts::arange<double>(n) * 2.0;
-  EXPECT_EQ(ts::sum(probe).item(), static_cast<double>(n * (n - 1)));
-}
-
-// Runs f, which must throw tessera::Error whose message contains every string of `parts` and is
-// the same on every rank; then checks that the ranks are still in step.
-template <class F>
-void expect_collective_error(const char* what, F&& f, const std::vector<std::string>& parts) {
-  std::string message;
-  bool threw = false;
-  try {
-    f();
-  } catch (const ts::Error& e) {
-    threw = true;
-    message = e.what();
-  } catch (const std::exception& e) {
-    message = std::string("not a tessera::Error: ") + e.what();
-  }
-  EXPECT_TRUE(threw) << what << ": " << (message.empty() ? "nothing thrown" : message);
-  for (const std::string& p : parts)
-    EXPECT_NE(message.find(p), std::string::npos) << what << ": '" << p << "' not in: " << message;
-  EXPECT_TRUE(same_on_all_ranks(message)) << what << ": ranks disagree; this rank: " << message;
-  if (ts::detail::runtime_active()) expect_ranks_in_step();
-}
-
-// Sets (or unsets) an environment variable for the guard's lifetime.
-class EnvGuard {
- public:
-  EnvGuard(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = std::string(old);
-    if (value)
-      setenv(name, value->c_str(), 1);
-    else
-      unsetenv(name);
-  }
-  ~EnvGuard() {
-    if (old_)
-      setenv(name_.c_str(), old_->c_str(), 1);
-    else
-      unsetenv(name_.c_str());
-  }
-  EnvGuard(const EnvGuard&) = delete;
-  EnvGuard& operator=(const EnvGuard&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
 int my_rank() {
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);

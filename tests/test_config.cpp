@@ -17,30 +17,6 @@
 
 namespace {
 
-// Sets (or unsets) an environment variable for the lifetime of the guard, then restores it.
-class EnvGuard {
- public:
-  EnvGuard(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = std::string(old);
-    if (value)
-      setenv(name, value->c_str(), 1);
-    else
-      unsetenv(name);
-  }
-  ~EnvGuard() {
-    if (old_)
-      setenv(name_.c_str(), old_->c_str(), 1);
-    else
-      unsetenv(name_.c_str());
-  }
-  EnvGuard(const EnvGuard&) = delete;
-  EnvGuard& operator=(const EnvGuard&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
 const char* const kVariables[] = {
     "TESSERA_WINDOW",    "TESSERA_FUSION", "TESSERA_BACKEND",          "TESSERA_GRID",        "TESSERA_LOG",
     "TESSERA_CACHE_DIR", "TESSERA_COMM",   "TESSERA_CHECK_DIVERGENCE", "TESSERA_COMM_TIMEOUT"};

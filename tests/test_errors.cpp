@@ -15,36 +15,6 @@ namespace {
 using ts::end;
 using ts::slice;
 
-// A collective tessera operation: completes only if every rank takes part.
-void expect_ranks_in_step() {
-  const std::int64_t n = 11;
-  auto probe = ts::arange<double>(n) * 3.0;
-  double want = 0.0;
-  for (std::int64_t i = 0; i < n; ++i) want += 3.0 * static_cast<double>(i);
-  EXPECT_EQ(ts::sum(probe).item(), want);
-}
-
-// Runs f, which must throw tessera::Error; the message must contain every string of `parts` and
-// be the same on every rank. Then checks that every rank is still in step.
-template <class F>
-void expect_collective_error(const char* what, F&& f, const std::vector<std::string>& parts) {
-  std::string message;
-  bool threw = false;
-  try {
-    f();
-  } catch (const ts::Error& e) {
-    threw = true;
-    message = e.what();
-  } catch (const std::exception& e) {
-    message = std::string("not a tessera::Error: ") + e.what();
-  }
-  EXPECT_TRUE(threw) << what << ": " << (message.empty() ? "nothing thrown" : message);
-  for (const std::string& p : parts)
-    EXPECT_NE(message.find(p), std::string::npos) << what << ": '" << p << "' not in: " << message;
-  EXPECT_TRUE(same_on_all_ranks(message)) << what << ": ranks disagree; this rank: " << message;
-  expect_ranks_in_step();
-}
-
 }  // namespace
 
 TEST_F(TesseraTest, ShapeMismatchInArithmetic) {
