@@ -213,6 +213,17 @@ inline void expect_ranks_in_step() {
   EXPECT_EQ(ts::sum(probe).item(), static_cast<double>(n * (n - 1)));
 }
 
+// The message of the tessera::Error that f throws ("" if it throws none).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const ts::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // Runs f, which must throw tessera::Error whose message contains every string of `parts` and is
 // the same on every rank; then checks that the ranks are still in step (if a runtime is active).
 template <class F>

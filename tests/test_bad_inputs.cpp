@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -31,15 +30,6 @@ int my_rank() {
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ts::Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // Elementwise comparison that treats NaN as equal to NaN and infinities exactly.

@@ -111,17 +111,6 @@ std::uint64_t host_checksum(const ts::Shape& shape, const std::vector<T>& data) 
   return h;
 }
 
-// The message of the tessera::Error that f throws ("" if it throws none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ts::Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 std::vector<char> read_bytes(const std::string& path) {

@@ -29,17 +29,6 @@ struct CleanEnvironment {
   }
 };
 
-// The message of the tessera::Error that f throws ("" if it throws none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ts::Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 std::string grid_text(const std::vector<int>& g) {
   std::string s;
   for (int d : g) s += (s.empty() ? "" : "x") + std::to_string(d);
