@@ -18,8 +18,8 @@
 namespace {
 
 const char* const kVariables[] = {
-    "TESSERA_WINDOW",    "TESSERA_FUSION", "TESSERA_BACKEND",          "TESSERA_GRID",        "TESSERA_LOG",
-    "TESSERA_CACHE_DIR", "TESSERA_COMM",   "TESSERA_CHECK_DIVERGENCE", "TESSERA_COMM_TIMEOUT"};
+    "TESSERA_WINDOW",    "TESSERA_FUSION", "TESSERA_BACKEND",          "TESSERA_GRID",         "TESSERA_LOG",
+    "TESSERA_CACHE_DIR", "TESSERA_COMM",   "TESSERA_CHECK_DIVERGENCE", "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP"};
 
 // Unsets every TESSERA_* variable for the lifetime of the object.
 struct CleanEnvironment {
@@ -85,6 +85,12 @@ TEST(Config, GoodEnvironmentValuesOverrideCode) {
     ts::Config c;
     c.fusion = v != "1";  // the opposite of what the variable says
     EXPECT_EQ(c.with_environment().fusion, v == "1");
+  }
+  for (const std::string v : {"0", "1"}) {
+    EnvGuard g("TESSERA_OVERLAP", v);
+    ts::Config c;
+    c.overlap = v != "1";
+    EXPECT_EQ(c.with_environment().overlap, v == "1");
   }
   {
     EnvGuard g("TESSERA_BACKEND", std::string("jit"));
@@ -161,6 +167,8 @@ TEST(Config, BadEnvironmentValuesNameTheVariableAndTheChoices) {
       {"TESSERA_CACHE_DIR", "", {"empty", "folder"}},
       {"TESSERA_COMM", "gloo", {"'gloo'", "auto", "mpi", "nccl"}},
       {"TESSERA_COMM", "", {"''", "auto", "mpi", "nccl"}},
+      {"TESSERA_OVERLAP", "on", {"'on'", "0 or 1"}},
+      {"TESSERA_OVERLAP", "", {"0 or 1"}},
   };
   for (const Case& c : cases) {
     EnvGuard g(c.variable, c.value);

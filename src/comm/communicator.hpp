@@ -2,9 +2,11 @@
 // Communicator: the one interface the executor talks to; MPI now, NCCL beside it on GPUs.
 //
 // Vocabulary: an *exchange* is a set of point-to-point messages that every rank posts at the same
-// point of the op stream (a halo exchange or a redistribution); it completes before the call
-// returns. Buffers live in the execution space's memory (MemSpace); a backend that cannot reach
-// that memory stages through the host. Collectives are reached by every rank or by none.
+// point of the op stream (a halo exchange or a redistribution). start_exchange posts it and
+// returns; finish_exchange completes it. In between the caller may enqueue work that neither
+// reads the receive buffers nor writes the send buffers (a stencil's interior): that work overlaps
+// the transfer. At most one exchange is in flight. Buffers live in the execution space's memory (MemSpace); a backend
+// that cannot reach that memory stages through the host. Collectives are reached by every rank or by none.
 
 #include <cstddef>
 #include <cstdint>
@@ -28,8 +30,16 @@ class Communicator {
   virtual ~Communicator() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  // Posts every receive and send, then waits for all of them.
-  virtual void exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) = 0;
+  // Posts every receive and send. The send buffers' contents are those of the device work
+  // enqueued before the call.
+  virtual void start_exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) = 0;
+  // Completes the exchange in flight: device work enqueued after this call sees the received data,
+  // and the buffers may be reused.
+  virtual void finish_exchange() = 0;
+  void exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) {
+    start_exchange(sends, receives);
+    finish_exchange();
+  }
   // In place on `count` elements in MemSpace; int64 or float64 only (accumulator types).
   virtual void allreduce(void* data, int count, DType type, ReduceKind kind) = 0;
   // Blocks the host until the device has finished everything enqueued so far (item(), to_host()).

@@ -16,22 +16,16 @@ int geometric_tag(const ProcessGrid& grid, int src, int dst, bool halo) {
   return (halo ? 100 : 200) + code;
 }
 
-struct Piece {
-  const FetchRequest* request;
-  Box box;
-  std::size_t offset;  // within the peer's message
-};
-
 }  // namespace
 
-std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vector<FetchRequest>& requests,
-                   const std::string& label) {
-  ScopedRegion region(label);
+Fetch::Fetch(Communicator& comm, const ProcessGrid& grid, std::vector<FetchRequest> requests, std::string label)
+    : comm_(comm), requests_(std::move(requests)), label_(std::move(label)) {
+  ScopedRegion region(label_);
   const int me = comm.rank(), nranks = comm.size();
-  std::map<int, std::vector<Piece>> to_send, to_receive;
+  std::map<int, std::vector<Piece>> to_send;
   std::map<int, std::size_t> send_bytes, receive_bytes;
   bool halo = true;
-  for (const FetchRequest& req : requests) {
+  for (const FetchRequest& req : requests_) {
     halo = halo && req.in_place;
     Store& s = *req.store;
     const int esize = size_of(s.dtype());
@@ -42,7 +36,7 @@ std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vecto
       Box owned_q = s.tiling().tile(grid.coords(q));
       Box in = intersect(my_need, owned_q);
       if (!in.empty()) {
-        to_receive[q].push_back({&req, in, receive_bytes[q]});
+        to_receive_[q].push_back({&req, in, receive_bytes[q]});
         receive_bytes[q] += static_cast<std::size_t>(in.volume()) * esize;
       }
       Box out = intersect(req.needed[q], mine);
@@ -53,38 +47,49 @@ std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vecto
     }
     if (!req.in_place) {
       Box local = intersect(my_need, mine);
-      copy_box(s.data(), s.layout(), req.destination, req.destination_layout, local, esize, label.c_str());
+      copy_box(s.data(), s.layout(), req.destination, req.destination_layout, local, esize, label_.c_str());
     }
   }
 
-  std::vector<Kokkos::View<char*, MemSpace>> buffers;
-  std::vector<Message> sends, receives;
+  std::vector<Message> sends;
   for (auto& [peer, pieces] : to_send) {
-    buffers.push_back(allocate(send_bytes[peer], "tessera::halo[send]", false));
-    char* buf = buffers.back().data();
+    buffers_.push_back(allocate(send_bytes[peer], "tessera::halo[send]", false));
+    char* buf = buffers_.back().data();
     for (const Piece& p : pieces) {
       Store& s = *p.request->store;
       copy_box(s.data(), s.layout(), buf + p.offset, Layout::row_major(p.box), p.box, size_of(s.dtype()),
-               label.c_str());
+               label_.c_str());
     }
     sends.push_back({peer, geometric_tag(grid, me, peer, halo), buf, send_bytes[peer]});
   }
-  std::int64_t received = 0;
-  for (auto& [peer, pieces] : to_receive) {
-    buffers.push_back(allocate(receive_bytes[peer], "tessera::halo[recv]", false));
-    receives.push_back({peer, geometric_tag(grid, peer, me, halo), buffers.back().data(), receive_bytes[peer]});
-    received += static_cast<std::int64_t>(receive_bytes[peer]);
+  for (auto& [peer, pieces] : to_receive_) {
+    buffers_.push_back(allocate(receive_bytes[peer], "tessera::halo[recv]", false));
+    receives_.push_back({peer, geometric_tag(grid, peer, me, halo), buffers_.back().data(), receive_bytes[peer]});
+    received_ += static_cast<std::int64_t>(receive_bytes[peer]);
   }
-  comm.exchange(sends, receives);
-  for (const Message& m : receives) {
-    for (const Piece& p : to_receive[m.peer]) {
+  comm_.start_exchange(sends, receives_);
+}
+
+std::int64_t Fetch::finish() {
+  if (finished_) return received_;
+  finished_ = true;
+  ScopedRegion region(label_);
+  comm_.finish_exchange();
+  for (const Message& m : receives_) {
+    for (const Piece& p : to_receive_[m.peer]) {
       Store& s = *p.request->store;
       copy_box(m.data + p.offset, Layout::row_major(p.box), p.request->destination, p.request->destination_layout,
-               p.box, size_of(s.dtype()), label.c_str());
+               p.box, size_of(s.dtype()), label_.c_str());
     }
   }
-  for (auto& b : buffers) recycle(std::move(b));
-  return received;
+  for (auto& b : buffers_) recycle(std::move(b));
+  return received_;
+}
+
+Fetch::~Fetch() { finish(); }
+
+std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, std::vector<FetchRequest> requests, std::string label) {
+  return Fetch(comm, grid, std::move(requests), std::move(label)).finish();
 }
 
 }  // namespace tessera::detail

@@ -9,6 +9,7 @@
 // by the ghost widths, received in place into the store's ghost cells; a redistribution receives
 // into a separate buffer laid out like the launch tile.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,38 @@ struct FetchRequest {
   bool in_place = false;  // the destination is the store's own buffer (a halo)
 };
 
-// Returns the bytes this rank received from other ranks.
-std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, const std::vector<FetchRequest>& requests,
-                   const std::string& label);  // the profiler region, e.g. tessera::halo[...]
+// A fetch in flight: the constructor packs and posts every message, finish() waits for them and
+// unpacks. Device work enqueued in between overlaps the transfer; it must not read the cells being
+// fetched nor write the cells being sent. One fetch is in flight at a time (the communicator's
+// exchange); destroying an unfinished fetch finishes it.
+class Fetch {
+ public:
+  Fetch(Communicator& comm, const ProcessGrid& grid, std::vector<FetchRequest> requests,
+        std::string label);  // the profiler region, e.g. tessera::halo[...]
+  ~Fetch();
+  Fetch(const Fetch&) = delete;
+  Fetch& operator=(const Fetch&) = delete;
+
+  // Returns the bytes this rank received from other ranks.
+  std::int64_t finish();
+
+ private:
+  struct Piece {
+    const FetchRequest* request;
+    Box box;
+    std::size_t offset;  // within the peer's message
+  };
+  Communicator& comm_;
+  std::vector<FetchRequest> requests_;
+  std::string label_;
+  std::vector<Kokkos::View<char*, MemSpace>> buffers_;
+  std::vector<Message> receives_;
+  std::map<int, std::vector<Piece>> to_receive_;
+  std::int64_t received_ = 0;
+  bool finished_ = false;
+};
+
+// A fetch that completes before it returns (a redistribution): Fetch(...).finish().
+std::int64_t fetch(Communicator& comm, const ProcessGrid& grid, std::vector<FetchRequest> requests, std::string label);
 
 }  // namespace tessera::detail

@@ -60,6 +60,12 @@ struct Staging {
 
 }  // namespace
 
+struct MpiCommunicator::Pending {
+  std::vector<MPI_Request> requests;
+  std::vector<Message> receives;
+  std::vector<Staging> recv_staging, send_staging;
+};
+
 MpiCommunicator::MpiCommunicator(MPI_Comm parent) {
   MPI_Comm_dup(parent, &comm_);
   MPI_Comm_rank(comm_, &rank_);
@@ -77,34 +83,43 @@ MpiCommunicator::~MpiCommunicator() {
   MPI_Comm_free(&comm_);
 }
 
-void MpiCommunicator::exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) {
-  std::vector<MPI_Request> requests;
-  std::vector<Staging> recv_staging(receives.size()), send_staging(sends.size());
-  std::vector<char*> recv_ptrs(receives.size());
+void MpiCommunicator::start_exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) {
+  if (pending_) fatal("internal: an exchange was started while another is in flight");
+  pending_ = std::make_unique<Pending>();
+  Pending& x = *pending_;
+  x.receives = receives;
+  x.recv_staging.resize(receives.size());
+  x.send_staging.resize(sends.size());
   for (std::size_t i = 0; i < receives.size(); ++i) {
     const Message& m = receives[i];
-    recv_ptrs[i] = recv_staging[i].ptr(m, false);
+    char* p = x.recv_staging[i].ptr(m, false);
     for (std::size_t off = 0; off < m.bytes; off += kChunk) {
       int n = static_cast<int>(std::min(kChunk, m.bytes - off));
-      requests.emplace_back();
-      MPI_Irecv(recv_ptrs[i] + off, n, MPI_BYTE, m.peer, m.tag, comm_, &requests.back());
+      x.requests.emplace_back();
+      MPI_Irecv(p + off, n, MPI_BYTE, m.peer, m.tag, comm_, &x.requests.back());
     }
   }
   fence("tessera::exchange: packed data ready");
   for (std::size_t i = 0; i < sends.size(); ++i) {
     const Message& m = sends[i];
-    char* p = send_staging[i].ptr(m, true);
+    char* p = x.send_staging[i].ptr(m, true);
     for (std::size_t off = 0; off < m.bytes; off += kChunk) {
       int n = static_cast<int>(std::min(kChunk, m.bytes - off));
-      requests.emplace_back();
-      MPI_Isend(p + off, n, MPI_BYTE, m.peer, m.tag, comm_, &requests.back());
+      x.requests.emplace_back();
+      MPI_Isend(p + off, n, MPI_BYTE, m.peer, m.tag, comm_, &x.requests.back());
     }
   }
-  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
+void MpiCommunicator::finish_exchange() {
+  if (!pending_) fatal("internal: finish_exchange without an exchange in flight");
+  const std::unique_ptr<Pending> x = std::move(pending_);
+  MPI_Waitall(static_cast<int>(x->requests.size()), x->requests.data(), MPI_STATUSES_IGNORE);
   if (!mpi_reaches_device()) {
-    for (std::size_t i = 0; i < receives.size(); ++i)
-      Kokkos::deep_copy(Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(receives[i].data, receives[i].bytes),
-                        recv_staging[i].host);
+    for (std::size_t i = 0; i < x->receives.size(); ++i)
+      Kokkos::deep_copy(
+          Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(x->receives[i].data, x->receives[i].bytes),
+          x->recv_staging[i].host);
   }
 }
 

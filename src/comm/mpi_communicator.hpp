@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <memory>
+
 #include "tessera/comm/communicator.hpp"
 
 namespace tessera::detail {
@@ -18,11 +20,14 @@ class MpiCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   MPI_Comm comm() const { return comm_; }
-  void exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) override;
+  void start_exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) override;
+  void finish_exchange() override;
   void allreduce(void* data, int count, DType type, ReduceKind kind) override;
   std::vector<char> allgather(const std::vector<char>& mine, std::vector<std::size_t>& counts) override;
 
  private:
+  struct Pending;  // the requests and host staging of the exchange in flight
+  std::unique_ptr<Pending> pending_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Op nan_max_ = MPI_OP_NULL;
   MPI_Op nan_min_ = MPI_OP_NULL;

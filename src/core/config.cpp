@@ -111,6 +111,11 @@ Config Config::with_environment() const {
     if (s != "0" && s != "1") detail::raise("TESSERA_CHECK_DIVERGENCE='", s, "' is not valid: expected 0 or 1");
     c.check_divergence = s == "1";
   }
+  if (const char* v = getenv_or_null("TESSERA_OVERLAP")) {
+    std::string s = v;
+    if (s != "0" && s != "1") detail::raise("TESSERA_OVERLAP='", s, "' is not valid: expected 0 or 1");
+    c.overlap = s == "1";
+  }
   if (const char* v = getenv_or_null("TESSERA_COMM_TIMEOUT")) c.comm_timeout = parse_seconds("TESSERA_COMM_TIMEOUT", v);
   if (const char* v = getenv_or_null("TESSERA_CACHE_DIR")) {
     if (*v == '\0') detail::raise("TESSERA_CACHE_DIR is set but empty: expected a folder path");

@@ -29,6 +29,8 @@ struct Config {
                                     // each rank of a node has a GPU of its own, else MPI)
   bool check_divergence = true;     // TESSERA_CHECK_DIVERGENCE: 0 skips comparing the ranks' op
                                     // streams at each flush (docs/RELIABILITY.md)
+  bool overlap = true;              // TESSERA_OVERLAP: 0 completes every halo exchange before the
+                                    // kernel instead of running the interior behind it
   double comm_timeout = 300;        // TESSERA_COMM_TIMEOUT: seconds a rank waits for the others
                                     // (divergence check, NCCL operations) before aborting the job
 

@@ -258,7 +258,8 @@ const Config& Runtime::config() const { return detail::runtime().config(); }
 std::ostream& operator<<(std::ostream& out, const Stats& s) {
   return out << "ops=" << s.ops << " kernels=" << s.kernels << " buffer_renames=" << s.buffer_renames
              << " frame_copies=" << s.frame_copies << " halo_exchanges=" << s.halo_exchanges
-             << " halo_bytes=" << s.halo_bytes << " redistributions=" << s.redistributions
+             << " halo_bytes=" << s.halo_bytes << " halo_overlaps=" << s.halo_overlaps
+             << " boundary_launches=" << s.boundary_launches << " redistributions=" << s.redistributions
              << " redistribution_bytes=" << s.redistribution_bytes << " allreduces=" << s.allreduces
              << " gathers=" << s.gathers << " stores_allocated=" << s.stores_allocated
              << " bytes_accessed=" << s.bytes_accessed << " plan_cache_hits=" << s.plan_cache_hits

@@ -13,6 +13,8 @@ struct Stats {
   std::int64_t frame_copies = 0;          // of those, kernels that copied the unwritten frame over
   std::int64_t halo_exchanges = 0;        // grouped halo exchanges performed
   std::int64_t halo_bytes = 0;            // bytes received into ghost cells
+  std::int64_t halo_overlaps = 0;         // of those exchanges, ones that ran behind interior work
+  std::int64_t boundary_launches = 0;     // kernels over boundary strips, after an overlapped exchange
   std::int64_t redistributions = 0;       // operands moved to a different tiling
   std::int64_t redistribution_bytes = 0;  // bytes received by redistributions
   std::int64_t allreduces = 0;            // reductions completed across ranks

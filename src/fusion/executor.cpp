@@ -1,7 +1,10 @@
 // The executor: classify each argument of a task against the launch domain (aligned, halo,
-// redistribution, replicated), do one grouped halo exchange for all halo arguments, redistribute
-// what must move, launch the kernel, and complete reductions with an allreduce.
+// redistribution, replicated), redistribute what must move, start one grouped halo exchange for
+// all halo arguments, launch the kernel on the interior of the tile while the halos travel and on
+// the boundary strips once they have arrived, and complete reductions with an allreduce.
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "tessera/comm/exchange.hpp"
@@ -38,6 +41,30 @@ Index3 view_extent(const Box& view) {
   Index3 e{1, 1, 1};
   for (int d = 0; d < view.ndim; ++d) e[d] = view.extent(d);
   return e;
+}
+
+// The part of this rank's launch tile that reads none of the cells `exchanged` fetches: there
+// every halo argument of a fetched store reads the store's owned cells only.
+Box interior(const Box& tile, const Launch& task, const std::vector<Access>& access,
+             const std::vector<FetchRequest>& exchanged) {
+  Box inside = tile;
+  for (std::size_t i = 0; i < task.args.size(); ++i) {
+    const Arg& arg = task.args[i];
+    const Store* s = &*arg.store;
+    if (access[i] != Access::Halo ||
+        std::none_of(exchanged.begin(), exchanged.end(), [&](const FetchRequest& r) { return r.store == s; }))
+      continue;
+    Index3 back{0, 0, 0};
+    for (int d = 0; d < tile.ndim; ++d) back[d] = -arg.view.lo[d];
+    inside = intersect(inside, shifted(s->owned(), back));
+  }
+  return inside;
+}
+
+std::string to_string(const Box& b) {
+  std::ostringstream s;
+  s << b;
+  return s.str();
 }
 
 void finalize_reductions(const Launch& task, const PartialsView& partials, bool replicated) {
@@ -178,6 +205,18 @@ ExecReport execute(const Launch& task) {
     }
   }
 
+  // Redistributions complete first (one exchange is in flight at a time); the halo exchange then
+  // runs behind the interior of the launch.
+  report.redistributions = static_cast<int>(moves.size());
+  if (!moves.empty()) {
+    rt.stats().redistribution_bytes +=
+        fetch(rt.comm(), grid, std::move(moves), region_label("tessera::redistribute[", *task.label));
+    rt.stats().redistributions += report.redistributions;
+    if (rt.logging(LogTopic::Comm))
+      rt.log(LogTopic::Comm, "redistribution for " + *task.label + ": " + std::to_string(report.redistributions) +
+                                 " operand(s) not aligned with the launch domain and not a halo");
+  }
+
   // One grouped exchange for every store that needs a wider valid halo than it has.
   std::vector<FetchRequest> exchange;
   std::ostringstream halo_log;
@@ -200,21 +239,15 @@ ExecReport execute(const Launch& task) {
     s.set_valid(lo, hi);
     if (rt.logging(LogTopic::Comm)) halo_log << " store#" << s.id();
   }
+  const Box inside = interior(tile, task, access, exchange);
+  const bool overlap = !exchange.empty() && rt.config().overlap && !inside.empty();
+  std::optional<Fetch> halo_fetch;
   if (!exchange.empty()) {
     report.halo_stores = static_cast<int>(exchange.size());
-    report.halo_bytes = fetch(rt.comm(), grid, exchange, region_label("tessera::halo[", *task.label));
-    rt.stats().halo_bytes += report.halo_bytes;
-    rt.stats().halo_exchanges++;
-    if (rt.logging(LogTopic::Comm)) rt.log(LogTopic::Comm, "halo exchange for " + *task.label + ":" + halo_log.str());
-  }
-  report.redistributions = static_cast<int>(moves.size());
-  if (!moves.empty()) {
-    rt.stats().redistribution_bytes +=
-        fetch(rt.comm(), grid, moves, region_label("tessera::redistribute[", *task.label));
-    rt.stats().redistributions += static_cast<std::int64_t>(moves.size());
+    halo_fetch.emplace(rt.comm(), grid, std::move(exchange), region_label("tessera::halo[", *task.label));
     if (rt.logging(LogTopic::Comm))
-      rt.log(LogTopic::Comm, "redistribution for " + *task.label + ": " + std::to_string(moves.size()) +
-                                 " operand(s) not aligned with the launch domain and not a halo");
+      rt.log(LogTopic::Comm, "halo exchange for " + *task.label + ":" + halo_log.str() +
+                                 (overlap ? " (behind the interior " + to_string(inside) + ")" : ""));
   }
 
   // Renamed stores get their fresh buffers now, after the exchange has grown any ghosts: the
@@ -229,42 +262,87 @@ ExecReport execute(const Launch& task) {
     fresh[i] = allocate(static_cast<std::size_t>(s.allocated().volume()) * size_of(s.dtype()), "tessera::store", false);
   }
 
-  // Accessors and the launch.
-  std::vector<Accessor> accessors(nargs);
+  // Where each argument's elements are: accessors for any part of the tile follow from these.
+  std::vector<char*> base(nargs);
+  std::vector<Layout> layout(nargs);
   std::int64_t bytes = 0;
   for (std::size_t i = 0; i < nargs; ++i) {
     const Arg& arg = task.args[i];
     Store& s = *arg.store;
     if (arg.renamed) {
-      accessors[i] = accessor_for(fresh[i].data(), s.layout(), shifted(tile, arg.view.lo).lo, ndim);
+      base[i] = fresh[i].data(), layout[i] = s.layout();
     } else if (access[i] == Access::Replicated) {
-      accessors[i].ptr = s.data();
+      base[i] = s.data();
     } else if (access[i] == Access::Redistributed) {
-      Box need = shifted(tile, arg.view.lo);
-      accessors[i] = accessor_for(temporaries[i].data(), Layout::row_major(need), need.lo, ndim);
+      base[i] = temporaries[i].data(), layout[i] = Layout::row_major(shifted(tile, arg.view.lo));
     } else {
-      accessors[i] = accessor_for(s.data(), s.layout(), shifted(tile, arg.view.lo).lo, ndim);
+      base[i] = s.data(), layout[i] = s.layout();
     }
     bytes += (access[i] == Access::Replicated ? 1 : tile.volume()) * size_of(s.dtype());
   }
-  Domain domain;
-  if (ndim > 0) {
+  const auto accessors = [&](const Box& part) {
+    std::vector<Accessor> a(nargs);
+    for (std::size_t i = 0; i < nargs; ++i) {
+      if (access[i] == Access::Replicated)
+        a[i].ptr = base[i];
+      else
+        a[i] = accessor_for(base[i], layout[i], shifted(part, task.args[i].view.lo).lo, ndim);
+    }
+    return a;
+  };
+  const auto domain_of = [&](const Box& part) {
+    Domain domain;
     std::int64_t stride = 1;
     for (int d = ndim - 1; d >= 0; --d) {
-      domain.n[padded(ndim, d)] = tile.extent(d);
-      domain.global_origin[padded(ndim, d)] = tile.lo[d];
+      domain.n[padded(ndim, d)] = part.extent(d);
+      domain.global_origin[padded(ndim, d)] = part.lo[d];
       domain.global_stride[padded(ndim, d)] = stride;
       stride *= domain_extent[d];
     }
-  }
-  // The partial results live in a pool buffer: reductions in a loop allocate nothing either.
-  Kokkos::View<char*, MemSpace> partials_buffer;
-  PartialsView partials;
+    return domain;
+  };
+
+  // The partial results live in pool buffers: reductions in a loop allocate nothing either. A
+  // launch in parts reduces each later part apart and folds it into the first's.
+  Kokkos::View<char*, MemSpace> partials_buffer, part_buffer;
+  PartialsView partials, part_partials;
   if (!task.reductions.empty()) {
     partials_buffer = allocate(sizeof(Accumulators), "tessera::partials", false);
     partials = PartialsView(reinterpret_cast<Accumulators*>(partials_buffer.data()));
   }
-  launch_kernel(*task.label, *task.program, accessors, domain, partials);
+  bool launched = false;
+  const auto run = [&](const Box& part, const std::string& label) {
+    if (task.reductions.empty() || !launched) {
+      launch_kernel(label, *task.program, accessors(part), domain_of(part), partials);
+    } else {
+      if (!part_buffer.data()) {
+        part_buffer = allocate(sizeof(Accumulators), "tessera::partials", false);
+        part_partials = PartialsView(reinterpret_cast<Accumulators*>(part_buffer.data()));
+      }
+      launch_kernel(label, *task.program, accessors(part), domain_of(part), part_partials);
+      combine_partials(*task.program, partials, part_partials);
+    }
+    launched = true;
+  };
+  if (overlap) {
+    // The interior reads no fetched cell: it runs while the messages travel; the strips around it
+    // run once they have arrived.
+    run(inside, *task.label);
+    report.halo_bytes = halo_fetch->finish();
+    const std::string boundary = region_label("tessera::boundary[", *task.label);
+    for (const Box& strip : subtract(tile, inside)) {
+      run(strip, boundary);
+      rt.stats().boundary_launches++;
+    }
+    rt.stats().halo_overlaps++;
+  } else {
+    if (halo_fetch) report.halo_bytes = halo_fetch->finish();
+    run(tile, *task.label);
+  }
+  if (halo_fetch) {
+    rt.stats().halo_bytes += report.halo_bytes;
+    rt.stats().halo_exchanges++;
+  }
   rt.stats().kernels++;
   for (std::size_t i = 0; i < nargs; ++i)
     if (task.args[i].renamed) bytes += adopt_renamed(task.args[i], tile, std::move(fresh[i]), *task.label);
@@ -275,6 +353,7 @@ ExecReport execute(const Launch& task) {
   for (auto& t : temporaries) recycle(std::move(t));
   if (!task.reductions.empty()) finalize_reductions(task, partials, ndim == 0);
   recycle(std::move(partials_buffer));
+  recycle(std::move(part_buffer));
   return report;
 }
 

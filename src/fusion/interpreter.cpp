@@ -304,6 +304,29 @@ ProgramImage& ProgramImages::get(const Program& program) {
   return e.image;
 }
 
+namespace {
+// into.v[k] = combine(into.v[k], from.v[k]) for each reduction, by the program's kinds.
+struct CombinePartials {
+  PartialsView into, from;
+  int nreduce;
+  ReduceSlot slots[kMaxReductions];
+  KOKKOS_INLINE_FUNCTION void operator()(int) const {
+    for (int k = 0; k < nreduce; ++k) {
+      if (slots[k].is_float)
+        into().v[k].f64 = combine(slots[k].kind, into().v[k].f64, from().v[k].f64);
+      else
+        into().v[k].i64 = combine(slots[k].kind, into().v[k].i64, from().v[k].i64);
+    }
+  }
+};
+}  // namespace
+
+void combine_partials(const Program& program, const PartialsView& into, const PartialsView& from) {
+  CombinePartials f{into, from, static_cast<int>(program.reduce_kinds.size()), {}};
+  for (int k = 0; k < f.nreduce; ++k) f.slots[k] = {program.reduce_kinds[k], program.reduce_float[k]};
+  Kokkos::parallel_for("tessera::reduce[combine]", Kokkos::RangePolicy<ExecSpace>(0, 1), f);
+}
+
 void interpret(const std::string& label, const Program& program, const ProgramImage& image,
                const std::vector<Accessor>& args, const Domain& domain, const PartialsView& partials) {
   if (args.size() > static_cast<std::size_t>(kMaxArgs))

@@ -89,6 +89,10 @@ using PartialsView = Kokkos::View<Accumulators, MemSpace, Kokkos::MemoryUnmanage
 void interpret(const std::string& label, const Program& program, const ProgramImage& image,
                const std::vector<Accessor>& args, const Domain& domain, const PartialsView& partials);
 
+// Folds `from` into `into` (both device partials of `program`'s reductions), on the device: the
+// partial results of a launch run in several parts (interior and boundary strips).
+void combine_partials(const Program& program, const PartialsView& into, const PartialsView& from);
+
 // Runs a launch on the runtime's backend: the JIT's compiled kernel where there is one, else the
 // interpreter (fusion/backend.cpp).
 void launch_kernel(const std::string& label, const Program& program, const std::vector<Accessor>& args,
