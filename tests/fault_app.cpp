@@ -8,6 +8,7 @@
 //   abort             calls std::abort()
 //   kill              sends itself SIGKILL
 //   exit              calls std::exit(4) (no MPI_Finalize)
+//   stall             stops making progress (waits for a signal forever) without leaving
 //   oom               lowers its address-space limit (setrlimit), then every rank sums a new
 //                     1 GiB array: only that rank's allocation fails
 //   diverge-extra     records one extra op (an elementwise multiply)
@@ -26,6 +27,7 @@
 // The other ranks are then inside halo exchanges or at the next flush, waiting for that rank.
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
@@ -80,6 +82,8 @@ int run(int argc, char** argv, const Options& o) {
       if (o.mode == "abort") std::abort();
       if (o.mode == "kill") std::raise(SIGKILL);
       if (o.mode == "exit") std::exit(4);
+      if (o.mode == "stall")
+        for (;;) pause();
       if (o.mode == "oom") limit_address_space(64 << 20);
     }
     if (step == o.at && o.mode == "oom") {

@@ -1,7 +1,11 @@
 #include "tessera/comm/mpi_communicator.hpp"
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <string>
+#include <thread>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/kokkos_compat.hpp"
@@ -60,13 +64,30 @@ struct Staging {
 
 }  // namespace
 
+void MpiCommunicator::wait_for(std::vector<MPI_Request>& requests, const char* what) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    int done = 0;
+    MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+    if (done) return;
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited > timeout_) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%g", timeout_);
+      fatal("rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " waited " + seconds +
+            " s (TESSERA_COMM_TIMEOUT) for " + what + " without progress; a peer may have failed or stopped");
+    }
+    std::this_thread::yield();
+  }
+}
+
 struct MpiCommunicator::Pending {
   std::vector<MPI_Request> requests;
   std::vector<Message> receives;
   std::vector<Staging> recv_staging, send_staging;
 };
 
-MpiCommunicator::MpiCommunicator(MPI_Comm parent) {
+MpiCommunicator::MpiCommunicator(MPI_Comm parent, double timeout_seconds) : timeout_(timeout_seconds) {
   MPI_Comm_dup(parent, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
@@ -114,7 +135,7 @@ void MpiCommunicator::start_exchange(const std::vector<Message>& sends, const st
 void MpiCommunicator::finish_exchange() {
   if (!pending_) fatal("internal: finish_exchange without an exchange in flight");
   const std::unique_ptr<Pending> x = std::move(pending_);
-  MPI_Waitall(static_cast<int>(x->requests.size()), x->requests.data(), MPI_STATUSES_IGNORE);
+  wait_for(x->requests, "a halo exchange or redistribution");
   if (!mpi_reaches_device()) {
     for (std::size_t i = 0; i < x->receives.size(); ++i)
       Kokkos::deep_copy(
@@ -135,7 +156,9 @@ void MpiCommunicator::allreduce(void* data, int count, DType type, ReduceKind ki
   Staging staging;
   char* p = staging.ptr(m, true);
   fence("tessera::allreduce: partial ready");
-  MPI_Allreduce(MPI_IN_PLACE, p, count, dt, op, comm_);
+  std::vector<MPI_Request> request(1);
+  MPI_Iallreduce(MPI_IN_PLACE, p, count, dt, op, comm_, request.data());
+  wait_for(request, "an allreduce");
   if (!mpi_reaches_device())
     Kokkos::deep_copy(Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(m.data, m.bytes), staging.host);
 }

@@ -1,6 +1,8 @@
 #pragma once
 // The MPI backend: a duplicate of the parent communicator, owned (freed on destruction), so that
-// tessera's messages never match an application's. Non-blocking point-to-point, no barriers.
+// tessera's messages never match an application's. Non-blocking point-to-point and allreduces,
+// no barriers; a rank that waits longer than the timeout (TESSERA_COMM_TIMEOUT) for an exchange
+// or an allreduce ends the job with a message instead of hanging.
 
 #include <mpi.h>
 
@@ -12,7 +14,7 @@ namespace tessera::detail {
 
 class MpiCommunicator final : public Communicator {
  public:
-  explicit MpiCommunicator(MPI_Comm parent);
+  MpiCommunicator(MPI_Comm parent, double timeout_seconds);
   ~MpiCommunicator() override;
   MpiCommunicator(const MpiCommunicator&) = delete;
   MpiCommunicator& operator=(const MpiCommunicator&) = delete;
@@ -26,11 +28,15 @@ class MpiCommunicator final : public Communicator {
   std::vector<char> allgather(const std::vector<char>& mine, std::vector<std::size_t>& counts) override;
 
  private:
+  // Waits for `requests`, or aborts the job after the timeout naming `what`.
+  void wait_for(std::vector<MPI_Request>& requests, const char* what);
+
   struct Pending;  // the requests and host staging of the exchange in flight
   std::unique_ptr<Pending> pending_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Op nan_max_ = MPI_OP_NULL;
   MPI_Op nan_min_ = MPI_OP_NULL;
+  double timeout_;
   int rank_ = 0;
   int size_ = 1;
 };

@@ -24,7 +24,8 @@ void check(cudaError_t e, const char* what) {
 
 class NcclCommunicator final : public Communicator {
  public:
-  NcclCommunicator(MPI_Comm parent, double timeout_seconds) : host_(parent), timeout_(timeout_seconds) {
+  NcclCommunicator(MPI_Comm parent, double timeout_seconds)
+      : host_(parent, timeout_seconds), timeout_(timeout_seconds) {
     ncclUniqueId id;
     if (host_.rank() == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, host_.comm());

@@ -32,7 +32,7 @@ struct Config {
   bool overlap = true;              // TESSERA_OVERLAP: 0 completes every halo exchange before the
                                     // kernel instead of running the interior behind it
   double comm_timeout = 300;        // TESSERA_COMM_TIMEOUT: seconds a rank waits for the others
-                                    // (divergence check, NCCL operations) before aborting the job
+                                    // (divergence check, MPI and NCCL communication) before aborting
 
   // This configuration with every TESSERA_* variable that is set applied on top.
   Config with_environment() const;

@@ -80,7 +80,7 @@ std::unique_ptr<Communicator> make_communicator(const Config& config, MPI_Comm p
 #else
   if (config.comm == "nccl") raise("TESSERA_COMM=nccl: this build of tessera has no NCCL (CUDA builds only)");
 #endif
-  return std::make_unique<MpiCommunicator>(parent);
+  return std::make_unique<MpiCommunicator>(parent, config.comm_timeout);
 }
 
 // Errors reported by MPI on tessera's communicators end the job with a message that says so

@@ -8,6 +8,8 @@
 # Scenarios: none, throw, throw-caught, abort, kill, exit (a rank fails mid-loop: non-zero exit),
 # oom (one rank's allocation fails: it aborts the job naming the bytes and the memory space),
 # throw-caught-nocheck (the same with TESSERA_CHECK_DIVERGENCE=0: the rank gives up after 10 s),
+# stall (a rank stops making progress; with TESSERA_CHECK_DIVERGENCE=0 the others wait for it in
+# halo exchanges or allreduces and give up after TESSERA_COMM_TIMEOUT=5 s),
 # diverge-{extra,constant,view,dtype,shape,data,item,flush} (one rank's op stream differs: every rank's
 # op is reported, then the job ends), diverge-eager and diverge-local (the same with
 # TESSERA_FUSION=0), diverge-off (TESSERA_CHECK_DIVERGENCE=0: a divergence that needs no
@@ -21,6 +23,7 @@ case "$scenario" in
   diverge-local) env_vars=(TESSERA_FUSION=0) ;;
   diverge-off) mode=diverge-local; env_vars=(TESSERA_FUSION=0 TESSERA_CHECK_DIVERGENCE=0) ;;
   throw-caught-nocheck) mode=throw-caught; env_vars=(TESSERA_CHECK_DIVERGENCE=0) ;;
+  stall) env_vars=(TESSERA_CHECK_DIVERGENCE=0 TESSERA_COMM_TIMEOUT=5) ;;
 esac
 
 log=$(mktemp)
@@ -59,6 +62,7 @@ expect "fault_app: rank $last of $np: $mode at step 100"
 case "$scenario" in
   throw-caught) expect "rank $last of $np at op #"; expect "this rank leaves the tessera::Runtime's scope by an exception" ;;
   oom) expect "tessera: fatal: out of memory: rank $last could not allocate"; expect " bytes in the memory space Host for tessera::store" ;;
+  stall) expect "s (TESSERA_COMM_TIMEOUT) for "; expect "without progress; a peer may have failed or stopped" ;;
   throw-caught-nocheck) expect "tessera: fatal: rank $last of $np leaves the tessera::Runtime's scope by an exception, and the other ranks did not do the same within 10 s" ;;
 esac
 [[ "$scenario" == diverge-* ]] || exit 0
