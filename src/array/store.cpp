@@ -47,6 +47,7 @@ Store::~Store() {
   if (!released_ && runtime_active()) {
     runtime().unregister_store(this);
     recycle(std::move(data_));
+    recycle(std::move(spare_));
   }
 }
 
@@ -88,19 +89,40 @@ void Store::ensure_ghosts(const Index3& lo, const Index3& hi) {
   copy_box(data_.data(), old_layout, fresh.data(), Layout::row_major(new_box), keep, size_of(dtype_),
            "tessera::store[grow ghosts]");
   recycle(std::move(data_));
+  recycle(std::move(spare_));  // laid out for the old ghosts
+  spare_ = Kokkos::View<char*, MemSpace>();
   data_ = fresh;
   ghost_lo_ = new_lo;
   ghost_hi_ = new_hi;
 }
 
-void Store::replace_data(Kokkos::View<char*, MemSpace>&& fresh) {
+Kokkos::View<char*, MemSpace> Store::rename_buffer(const std::vector<Box>& frame, bool& frame_current) {
   if (released_) raise("array data used after the tessera::Runtime that owned it was destroyed");
-  recycle(std::move(data_));
-  data_ = std::move(fresh);
+  if (spare_.data()) {
+    frame_current = spare_writes_ == writes_ && spare_frame_ == frame;
+    // A moved-from View may keep its pointer (Kokkos 3): empty it explicitly.
+    Kokkos::View<char*, MemSpace> buffer = spare_;
+    spare_ = Kokkos::View<char*, MemSpace>();
+    return buffer;
+  }
+  frame_current = frame.empty();
+  return allocate(static_cast<std::size_t>(allocated().volume()) * size_of(dtype_), "tessera::store", false);
+}
+
+void Store::adopt(Kokkos::View<char*, MemSpace>&& written, const std::vector<Box>& frame) {
+  if (released_) raise("array data used after the tessera::Runtime that owned it was destroyed");
+  recycle(std::move(spare_));
+  spare_ = data_;
+  data_ = written;
+  written = Kokkos::View<char*, MemSpace>();
+  spare_frame_ = frame;
+  mark_written();
+  spare_writes_ = writes_;
 }
 
 void Store::release() {
   data_ = Kokkos::View<char*, MemSpace>();
+  spare_ = Kokkos::View<char*, MemSpace>();
   released_ = true;
 }
 

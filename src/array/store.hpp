@@ -60,12 +60,21 @@ class Store {
   const Index3& valid_hi() const { return valid_hi_; }
   void set_valid(const Index3& lo, const Index3& hi) { valid_lo_ = lo, valid_hi_ = hi; }
   void invalidate_halo() { valid_lo_ = valid_hi_ = Index3{0, 0, 0}; }
+  // A kernel wrote the owned tile in place (the halo is stale; a spare buffer's frame too).
+  void mark_written() {
+    invalidate_halo();
+    ++writes_;
+  }
   // Makes room for ghosts at least this wide, keeping the data (and valid halo) already held.
   void ensure_ghosts(const Index3& lo, const Index3& hi);
 
-  // Buffer renaming: a buffer of the same size and layout becomes this store's storage; the old
-  // one goes back to the pool.
-  void replace_data(Kokkos::View<char*, MemSpace>&& fresh);
+  // Buffer renaming: a kernel writes part of the owned tile into a buffer of the same size and
+  // layout (rename_buffer), the rest of the tile, `frame`, is copied over unless the buffer
+  // already holds it, and the buffer becomes the store's storage (adopt). The old buffer is kept
+  // as the next renaming's buffer: in a loop (stencil.py) its frame is still current when the
+  // frame is the same and nothing else wrote the store in between, and the copy is skipped.
+  Kokkos::View<char*, MemSpace> rename_buffer(const std::vector<Box>& frame, bool& frame_current);
+  void adopt(Kokkos::View<char*, MemSpace>&& written, const std::vector<Box>& frame);
 
   // Frees the device memory (at runtime teardown); later use raises tessera::Error.
   void release();
@@ -78,6 +87,10 @@ class Store {
   Index3 ghost_lo_{0, 0, 0}, ghost_hi_{0, 0, 0};
   Index3 valid_lo_{0, 0, 0}, valid_hi_{0, 0, 0};
   Kokkos::View<char*, MemSpace> data_;
+  Kokkos::View<char*, MemSpace> spare_;  // the buffer given up at the last renaming
+  std::vector<Box> spare_frame_;         // ... the frame it shares with data_ then
+  std::uint64_t writes_ = 0;             // in-place writes (mark_written)
+  std::uint64_t spare_writes_ = 0;       // writes_ when spare_ was given up
   std::uint64_t id_;
   int user_refs_ = 0;
   bool zero_ = false;

@@ -110,22 +110,27 @@ void finalize_reductions(const Launch& task, const PartialsView& partials, bool 
   }
 }
 
-// After the kernel wrote `arg`'s view of this rank's tile into `fresh`: copies the rest of the
-// owned tile (the frame; ghosts are stale after a write anyway) from the store's buffer, then the
-// store adopts `fresh`. Returns the bytes the frame copy moved.
-std::int64_t adopt_renamed(const Arg& arg, const Box& tile, Kokkos::View<char*, MemSpace>&& fresh,
+// The owned part of `arg`'s store outside the view a renaming launch writes: the frame.
+std::vector<Box> frame_of(const Arg& arg, const Box& tile) {
+  return subtract(arg.store->owned(), shifted(tile, arg.view.lo));
+}
+
+// After the kernel wrote `arg`'s view of this rank's tile into `written`: copies the frame from the
+// store's buffer unless `written` holds it already, then the store adopts `written`. Returns the
+// bytes the frame copy moved.
+std::int64_t adopt_renamed(const Arg& arg, const Box& tile, Kokkos::View<char*, MemSpace>&& written, bool frame_current,
                            const std::string& kernel) {
   RuntimeState& rt = runtime();
   Store& s = *arg.store;
-  const std::vector<Box> frame = subtract(s.owned(), shifted(tile, arg.view.lo));
+  const std::vector<Box> frame = frame_of(arg, tile);
   std::int64_t volume = 0;
-  for (const Box& b : frame) volume += b.volume();
-  if (volume > 0) {
-    copy_pieces(s.data(), fresh.data(), s.layout(), frame, size_of(s.dtype()),
+  if (!frame_current) {
+    for (const Box& b : frame) volume += b.volume();
+    copy_pieces(s.data(), written.data(), s.layout(), frame, size_of(s.dtype()),
                 region_label("tessera::frame[", kernel).c_str());
     rt.stats().frame_copies++;
   }
-  s.replace_data(std::move(fresh));
+  s.adopt(std::move(written), frame);
   rt.stats().buffer_renames++;
   return 2 * volume * size_of(s.dtype());
 }
@@ -250,16 +255,18 @@ ExecReport execute(const Launch& task) {
                                  (overlap ? " (behind the interior " + to_string(inside) + ")" : ""));
   }
 
-  // Renamed stores get their fresh buffers now, after the exchange has grown any ghosts: the
-  // same layout, so the store can adopt the buffer after the kernel.
+  // Renamed stores get their buffers now, after the exchange has grown any ghosts: the same
+  // layout, so the store can adopt the buffer after the kernel.
   std::vector<Kokkos::View<char*, MemSpace>> fresh(nargs);
+  std::vector<char> frame_current(nargs, 0);
   for (std::size_t i = 0; i < nargs; ++i) {
     const Arg& arg = task.args[i];
     if (!arg.renamed) continue;
     if (access[i] == Access::Replicated) raise("internal: ", *task.label, " renames a 0-d store");
-    Store& s = *arg.store;
-    s.data();  // the frame is copied from the current buffer: it must exist
-    fresh[i] = allocate(static_cast<std::size_t>(s.allocated().volume()) * size_of(s.dtype()), "tessera::store", false);
+    bool current = false;
+    arg.store->data();  // the frame is copied from the current buffer: it must exist
+    fresh[i] = arg.store->rename_buffer(frame_of(arg, tile), current);
+    frame_current[i] = current;
   }
 
   // Where each argument's elements are: accessors for any part of the tile follow from these.
@@ -345,10 +352,11 @@ ExecReport execute(const Launch& task) {
   }
   rt.stats().kernels++;
   for (std::size_t i = 0; i < nargs; ++i)
-    if (task.args[i].renamed) bytes += adopt_renamed(task.args[i], tile, std::move(fresh[i]), *task.label);
+    if (task.args[i].renamed)
+      bytes += adopt_renamed(task.args[i], tile, std::move(fresh[i]), frame_current[i], *task.label);
   rt.stats().bytes_accessed += bytes;
   for (const Arg& arg : task.args)
-    if (arg.written) arg.store->invalidate_halo();
+    if (arg.written && !arg.renamed) arg.store->mark_written();  // a renamed one was adopted
   if (rt.logging(LogTopic::Exec)) rt.log(LogTopic::Exec, *task.label + ": " + task.program->describe());
   for (auto& t : temporaries) recycle(std::move(t));
   if (!task.reductions.empty()) finalize_reductions(task, partials, ndim == 0);
