@@ -1,31 +1,59 @@
 // Linked with test_fuzz.cpp into test_jit_codegen: while the fuzz corpus runs (on the CPU
-// interpreter), every launched program is translated to CUDA (jit/codegen.hpp); at the end each
-// distinct source is compiled by NVRTC for sm_90, which needs no GPU. Plus the kernel cache's
-// disk behaviour: hits, and corrupt or truncated entries rebuilt.
+// interpreter), every launched program is translated to CUDA (jit/codegen.hpp) with the automatic
+// number of elements per thread and with 4 (TESSERA_JIT_ELEMENTS=4), one program in
+// kOtherElementsEvery also with 1 and 2 (all three for every program would take about 11 minutes
+// here instead of about 6); at the end each distinct source is compiled by NVRTC for sm_90, which
+// needs no GPU. Plus the shape of the several-elements code, the automatic choice on reference workloads,
+// and the kernel cache's disk behaviour: hits, and corrupt or truncated entries rebuilt.
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include <tessera/jit/codegen.hpp>
 #include <tessera/jit/kernel_cache.hpp>
 
+#include "support.hpp"
+
 namespace td = tessera::detail;
 
 namespace {
+
+constexpr int kElementCounts[] = {1, 2, 4};
+constexpr int kOtherElementsEvery = 8;
 
 std::map<std::uint64_t, td::GeneratedKernel>& corpus() {
   static std::map<std::uint64_t, td::GeneratedKernel> kernels;
   return kernels;
 }
 
-// The kernel a CUDA build would compile for this launch: the same program, arguments and shape.
+// Distinct launched programs (by their automatic kernel) for each automatic number of elements.
+std::map<int, std::set<std::uint64_t>>& automatic() {
+  static std::map<int, std::set<std::uint64_t>> programs;
+  return programs;
+}
+
+// The kernels a CUDA build would compile for this launch (the same program, arguments and shape)
+// with the automatic number of elements per thread and with 4, in one new program of
+// kOtherElementsEvery also with 1 and 2.
 void observe(const td::Program& program, int nargs, const td::KernelShape& shape) {
   if (!td::jit_supports(program, nargs)) return;
-  td::GeneratedKernel g = td::generate_cuda(program, nargs, shape);
-  corpus().emplace(g.hash, std::move(g));
+  static int new_programs = 0;
+  const int automatic_elements = td::elements_per_thread(program);
+  td::GeneratedKernel four = td::generate_cuda(program, nargs, shape, 4);
+  std::uint64_t automatic_hash = four.hash;
+  const bool every_count =
+      corpus().emplace(four.hash, std::move(four)).second && new_programs++ % kOtherElementsEvery == 0;
+  for (int elements : kElementCounts) {
+    if (elements == 4 || (elements != automatic_elements && !every_count)) continue;
+    td::GeneratedKernel g = td::generate_cuda(program, nargs, shape, elements);
+    if (elements == automatic_elements) automatic_hash = g.hash;
+    corpus().emplace(g.hash, std::move(g));
+  }
+  automatic()[automatic_elements].insert(automatic_hash);
 }
 
 class CompileCorpus : public ::testing::Environment {
@@ -45,8 +73,10 @@ class CompileCorpus : public ::testing::Environment {
     }
     EXPECT_EQ(failed, 0);
     EXPECT_GT(corpus().size(), 10u) << "the fuzz corpus launched too few distinct programs to mean anything";
-    std::printf("[jit] %zu distinct fused programs compiled with NVRTC %s for sm_90 in %.1f s (%d failed)\n",
-                corpus().size(), td::KernelCache::nvrtc_version().c_str(), cache.compile_seconds(), failed);
+    std::printf("[jit] %zu distinct kernels compiled with NVRTC %s for sm_90 in %.1f s (%d failed)\n", corpus().size(),
+                td::KernelCache::nvrtc_version().c_str(), cache.compile_seconds(), failed);
+    for (const auto& [elements, programs] : automatic())
+      std::printf("[jit] %zu launched programs run with %d element(s) per thread\n", programs.size(), elements);
   }
 };
 
@@ -67,7 +97,159 @@ td::Program reduction_program() {
   return p;
 }
 
+// r0 = load a0; r1 = load a1; r2 = index; r3 = cast f64 r2; r0 = add r0 r1; r0 = mul r0 r3;
+// store a2 <- r0; acc0 += r0 (sum). r0 is redefined from itself.
+td::Program interleaving_program() {
+  using tessera::DType;
+  td::Program p;
+  p.code = {{td::OpCode::Load, DType::Float64, DType::Bool, 0, 0, 0, 0},
+            {td::OpCode::Load, DType::Float64, DType::Bool, 1, 1, 0, 0},
+            {td::OpCode::Index, DType::Int64, DType::Bool, 2, 0, 0, 0},
+            {td::OpCode::Cast, DType::Float64, DType::Int64, 3, 2, 0, 0},
+            {td::OpCode::Add, DType::Float64, DType::Bool, 0, 0, 1, 0},
+            {td::OpCode::Mul, DType::Float64, DType::Bool, 0, 0, 3, 0},
+            {td::OpCode::Store, DType::Float64, DType::Bool, 0, 2, 0, 0},
+            {td::OpCode::Reduce, DType::Float64, DType::Bool, 0, 0, 0, 0}};
+  p.registers = 4;
+  p.reduce_kinds = {td::ReduceKind::Sum};
+  p.reduce_float = {true};
+  return p;
+}
+
+// The programs launched while `work` runs and the runtime flushes (each also goes to the corpus).
+std::vector<td::Program>& captured() {
+  static std::vector<td::Program> programs;
+  return programs;
+}
+void capture(const td::Program& program, int nargs, const td::KernelShape& shape) {
+  observe(program, nargs, shape);
+  captured().push_back(program);
+}
+template <class F>
+td::Program longest_program_of(ts::Runtime& rt, F&& work) {
+  captured().clear();
+  td::set_launch_observer(&capture);
+  work();
+  rt.flush();
+  td::set_launch_observer(&observe);
+  td::Program longest;
+  for (const td::Program& p : captured())
+    if (p.code.size() > longest.code.size()) longest = p;
+  return longest;
+}
+
 }  // namespace
+
+// Four elements per thread: an unguarded path where all four columns are inside the row, with
+// the program instruction-major over them, and a guarded path for the ragged end of a row (any
+// row length that is not a multiple of 1024: the kernel does not depend on it).
+TEST(JitCodegen, FourElementsPerThreadInterleaveAndGuardTheRowsEnd) {
+  const td::Program p = interleaving_program();
+  td::KernelShape shape;
+  shape.unit = 0b101;  // a1 is strided
+  const td::GeneratedKernel four = td::generate_cuda(p, 3, shape, 4);
+  const std::string& s = four.source;
+  constexpr auto npos = std::string::npos;
+  EXPECT_EQ(four.elements, 4);
+  EXPECT_NE(s.find("4 element(s) per thread"), npos);
+  EXPECT_NE(s.find("blockIdx.x) * 1024 + threadIdx.x"), npos) << s;
+  // Unguarded: element e at column j + 256 e, loads of every element before any arithmetic.
+  EXPECT_NE(s.find("if (j + 768 < n2) {"), npos) << s;
+  EXPECT_NE(s.find("const long j_0 = j, j_1 = j + 256, j_2 = j + 512, j_3 = j + 768;"), npos) << s;
+  EXPECT_LT(s.find("const double v1_3 = "), s.find("const double v4_0 = "));
+  EXPECT_NE(s.find("p.args[1].origin + i0 * p.args[1].stride[0] + i1 * p.args[1].stride[1] + j_2 * "
+                   "p.args[1].stride[2])"),
+            npos);
+  EXPECT_NE(s.find("(p.domain.global_origin[2] + j_3) * p.domain.global_stride[2]"), npos);
+  // A register redefined from itself: each element reads its own previous value.
+  EXPECT_NE(s.find("v4_1 = static_cast<double>(el::wrap_add(static_cast<double>(v0_1), static_cast<double>(v1_1)))"),
+            npos)
+      << s;
+  EXPECT_NE(s.find("v5_1 = static_cast<double>(el::wrap_mul(static_cast<double>(v4_1), static_cast<double>(v3_1)))"),
+            npos);
+  // Reductions take the elements in order.
+  std::size_t last = 0;
+  for (int e = 0; e < 4; ++e) {
+    const std::size_t at = s.find("acc0 = el::wrap_add(acc0, static_cast<double>(v5_" + std::to_string(e) + "));");
+    ASSERT_NE(at, npos) << e;
+    EXPECT_GT(at, last);
+    last = at;
+  }
+  // Guarded: the ragged end of a row, the elements inside it one at a time.
+  const std::size_t ragged = s.find("} else if (j < n2) {");
+  ASSERT_NE(ragged, npos) << s;
+  EXPECT_NE(s.find("for (long je = j; je < n2; je += 256) {", ragged), npos);
+  EXPECT_NE(s.find("(p.domain.global_origin[2] + je) * p.domain.global_stride[2]", ragged), npos);
+  EXPECT_NE(s.find("acc0 = el::wrap_add(acc0, static_cast<double>(v5));", ragged), npos);
+
+  // One element per thread: the plain kernel, and another cache key.
+  const td::GeneratedKernel one = td::generate_cuda(p, 3, shape, 1);
+  EXPECT_NE(one.hash, four.hash);
+  EXPECT_NE(one.source.find("if (j < n2) {"), npos);
+  EXPECT_EQ(one.source.find("j_0"), npos);
+  EXPECT_EQ(one.source.find("for (long je"), npos);
+  EXPECT_THROW(td::generate_cuda(p, 3, shape, 3), tessera::Error);
+
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  td::KernelShape flat = shape;
+  flat.flat = true;
+  for (int elements : kElementCounts) {
+    EXPECT_FALSE(cache.cubin(td::generate_cuda(p, 3, shape, elements), stats).empty()) << elements;
+    EXPECT_FALSE(cache.cubin(td::generate_cuda(p, 3, flat, elements), stats).empty()) << elements;
+  }
+}
+
+// The automatic choice on the programs of reference workloads (bench/tessera_workloads.cpp):
+// memory-bound ones get four elements per thread, Black-Scholes (compute-bound) one.
+TEST_F(TesseraTest, ElementsPerThreadSuitTheReferenceWorkloads) {
+  auto grid = ts::random<double>({64, 80}, 1);
+  auto inner = [](const ts::Array<double>& a) { return a(ts::slice(1, -1), ts::slice(1, -1)); };
+  const td::Program stencil = longest_program_of(rt(), [&] {
+    inner(grid).assign(0.2 * (inner(grid) + grid(ts::slice(0, -2), ts::slice(1, -1)) +
+                              grid(ts::slice(1, -1), ts::slice(2, ts::end)) + grid(ts::slice(1, -1), ts::slice(0, -2)) +
+                              grid(ts::slice(2, ts::end), ts::slice(1, -1))));
+  });
+  const td::Program cg_dot = longest_program_of(rt(), [&] {
+    auto q = 4.0 * inner(grid) - grid(ts::slice(0, -2), ts::slice(1, -1)) -
+             grid(ts::slice(2, ts::end), ts::slice(1, -1)) - grid(ts::slice(1, -1), ts::slice(0, -2)) -
+             grid(ts::slice(1, -1), ts::slice(2, ts::end));
+    (void)ts::dot(inner(grid), q).item();
+  });
+  const std::int64_t n = 1000;
+  auto S = ts::random<double>({n}, 2) * 25.0 + 5.0;
+  auto X = ts::random<double>({n}, 3) * 99.0 + 1.0;
+  auto T = ts::random<double>({n}, 4) * 9.75 + 0.25;
+  auto call = ts::zeros<double>({n}), put = ts::zeros<double>({n});
+  rt().flush();
+  const td::Program black_scholes = longest_program_of(rt(), [&] {
+    const double R = 0.02, V = 0.3;
+    auto cnd = [](const ts::Array<double>& d) {
+      const double a1 = 0.31938153, a2 = -0.356563782, a3 = 1.781477937, a4 = -1.821255978, a5 = 1.330274429;
+      auto k = 1.0 / (1.0 + 0.2316419 * ts::abs(d));
+      auto tail = 0.39894228040143267793994605993438 * ts::exp(-0.5 * d * d) *
+                  (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
+      return ts::where(d > 0.0, 1.0 - tail, tail);
+    };
+    auto sqrt_t = ts::sqrt(T);
+    auto d1 = ts::log(S / X) + (R + 0.5 * V * V) * T / (V * sqrt_t);
+    auto d2 = d1 - V * sqrt_t;
+    auto cnd_d1 = cnd(d1);
+    auto cnd_d2 = cnd(d2);
+    auto exp_rt = ts::exp(-R * T);
+    call.assign(S * cnd_d1 - X * exp_rt * cnd_d2);
+    put.assign(X * exp_rt * (1.0 - cnd_d2) - S * (1.0 - cnd_d1));
+  });
+  for (const auto& [name, p] : {std::pair<const char*, const td::Program&>{"stencil", stencil},
+                                {"cg dot", cg_dot},
+                                {"black-scholes", black_scholes}})
+    std::printf("[jit] %s: %zu instructions, %d registers, %d element(s) per thread\n", name, p.code.size(),
+                p.registers, td::elements_per_thread(p));
+  ASSERT_FALSE(cg_dot.reduce_kinds.empty());
+  EXPECT_EQ(td::elements_per_thread(stencil), 4);
+  EXPECT_EQ(td::elements_per_thread(cg_dot), 4);
+  EXPECT_EQ(td::elements_per_thread(black_scholes), 1);
+}
 
 TEST(KernelCache, DiskEntriesAreReusedAndBadOnesRebuilt) {
   const std::filesystem::path dir =
@@ -75,7 +257,7 @@ TEST(KernelCache, DiskEntriesAreReusedAndBadOnesRebuilt) {
       ("tessera-kernel-cache-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
        std::to_string(reinterpret_cast<std::uintptr_t>(&dir)));
   std::filesystem::remove_all(dir);
-  const td::GeneratedKernel kernel = td::generate_cuda(reduction_program(), 2);
+  const td::GeneratedKernel kernel = td::generate_cuda(reduction_program(), 2, {}, 1);
   EXPECT_NE(kernel.source.find("tessera_finish"), std::string::npos);
   tessera::Stats stats;
   std::vector<char> first;
@@ -135,7 +317,7 @@ TEST(KernelCache, ProgramsWithMoreConstantsThanTheParameterBlockCompile) {
   p.code.push_back({td::OpCode::Store, tessera::DType::Float64, tessera::DType::Bool, 0, 1, 0, 0});
   p.registers = 2;
   ASSERT_TRUE(td::jit_supports(p, 2));
-  const td::GeneratedKernel kernel = td::generate_cuda(p, 2);
+  const td::GeneratedKernel kernel = td::generate_cuda(p, 2, {}, td::elements_per_thread(p));
   EXPECT_NE(kernel.source.find("p.constants[63]"), std::string::npos);
   EXPECT_EQ(kernel.source.find("p.constants[64]"), std::string::npos) << "constant 64 must be a literal";
   td::KernelCache cache("", 90);

@@ -18,8 +18,9 @@
 namespace {
 
 const char* const kVariables[] = {
-    "TESSERA_WINDOW",    "TESSERA_FUSION", "TESSERA_BACKEND",          "TESSERA_GRID",         "TESSERA_LOG",
-    "TESSERA_CACHE_DIR", "TESSERA_COMM",   "TESSERA_CHECK_DIVERGENCE", "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP"};
+    "TESSERA_WINDOW",       "TESSERA_FUSION",    "TESSERA_BACKEND",     "TESSERA_GRID",
+    "TESSERA_LOG",          "TESSERA_CACHE_DIR", "TESSERA_COMM",        "TESSERA_CHECK_DIVERGENCE",
+    "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP",   "TESSERA_JIT_ELEMENTS"};
 
 // Unsets every TESSERA_* variable for the lifetime of the object.
 struct CleanEnvironment {
@@ -60,6 +61,7 @@ TEST(Config, UnsetVariablesKeepValuesSetInCode) {
   c.grid = {2, 1};
   c.log = "comm";
   c.cache_dir = "/somewhere";
+  c.jit_elements = 2;
   const ts::Config e = c.with_environment();
   EXPECT_EQ(e.window, c.window);
   EXPECT_EQ(e.fusion, c.fusion);
@@ -67,6 +69,7 @@ TEST(Config, UnsetVariablesKeepValuesSetInCode) {
   EXPECT_EQ(e.grid, c.grid);
   EXPECT_EQ(e.log, c.log);
   EXPECT_EQ(e.cache_dir, c.cache_dir);
+  EXPECT_EQ(e.jit_elements, c.jit_elements);
   ts::Config d;
   EXPECT_NO_THROW(d.validate());
   EXPECT_NO_THROW(d.with_environment().validate());
@@ -112,6 +115,14 @@ TEST(Config, GoodEnvironmentValuesOverrideCode) {
     const ts::Config c = base.with_environment();
     EXPECT_EQ(c.log, v);
     EXPECT_NO_THROW(c.validate());
+  }
+  for (const std::string v : {"0", "1", "2", "4"}) {
+    EnvGuard g("TESSERA_JIT_ELEMENTS", v);
+    ts::Config c;
+    c.jit_elements = v == "4" ? 1 : 4;  // something else than the variable says
+    const ts::Config e = c.with_environment();
+    EXPECT_EQ(e.jit_elements, std::stoi(v));
+    EXPECT_NO_THROW(e.validate());
   }
   {
     const std::string dir = "/tmp/tessera cache/kernels";
@@ -169,6 +180,12 @@ TEST(Config, BadEnvironmentValuesNameTheVariableAndTheChoices) {
       {"TESSERA_COMM", "", {"''", "auto", "mpi", "nccl"}},
       {"TESSERA_OVERLAP", "on", {"'on'", "0 or 1"}},
       {"TESSERA_OVERLAP", "", {"0 or 1"}},
+      {"TESSERA_JIT_ELEMENTS", "3", {"'3'", "0 (automatic), 1, 2 or 4"}},
+      {"TESSERA_JIT_ELEMENTS", "8", {"'8'", "0 (automatic), 1, 2 or 4"}},
+      {"TESSERA_JIT_ELEMENTS", "-1", {"'-1'", "0 (automatic), 1, 2 or 4"}},
+      {"TESSERA_JIT_ELEMENTS", "04", {"'04'", "0 (automatic), 1, 2 or 4"}},
+      {"TESSERA_JIT_ELEMENTS", "auto", {"'auto'", "0 (automatic), 1, 2 or 4"}},
+      {"TESSERA_JIT_ELEMENTS", "", {"''", "0 (automatic), 1, 2 or 4"}},
   };
   for (const Case& c : cases) {
     EnvGuard g(c.variable, c.value);
@@ -214,6 +231,14 @@ TEST(Config, ValidateRejectsBadFields) {
     const std::string m = error_of([&] { c.validate(); });
     EXPECT_NE(m.find("loud"), std::string::npos) << m;
     EXPECT_NE(m.find("fusion, comm, exec, all"), std::string::npos) << m;
+  }
+  for (int e : {-1, 3, 8}) {
+    ts::Config c;
+    c.jit_elements = e;
+    const std::string m = error_of([&] { c.validate(); });
+    EXPECT_NE(m.find("jit_elements"), std::string::npos) << m;
+    EXPECT_NE(m.find(std::to_string(e)), std::string::npos) << m;
+    EXPECT_NE(m.find("1, 2 or 4"), std::string::npos) << m;
   }
 }
 
@@ -284,6 +309,12 @@ TEST(RuntimeConfig, BadValuesAreRejectedByTheRuntime) {
     const std::string m = error_of([&] { ts::Runtime rt(argc, argv); });
     EXPECT_NE(m.find("TESSERA_LOG"), std::string::npos) << m;
     EXPECT_NE(m.find("everything"), std::string::npos) << m;
+  }
+  {
+    EnvGuard g("TESSERA_JIT_ELEMENTS", std::string("3"));
+    const std::string m = error_of([&] { ts::Runtime rt(argc, argv); });
+    EXPECT_NE(m.find("TESSERA_JIT_ELEMENTS"), std::string::npos) << m;
+    EXPECT_TRUE(same_on_all_ranks(m)) << m;
   }
   {
     ts::Config c;

@@ -38,6 +38,8 @@ double parse_seconds(const char* var, const std::string& text) {
   return v;
 }
 
+bool valid_jit_elements(int e) { return e == 0 || e == 1 || e == 2 || e == 4; }
+
 void check_log(const std::string& text) {
   if (text.empty()) return;
   std::size_t start = 0;
@@ -117,6 +119,12 @@ Config Config::with_environment() const {
     c.overlap = s == "1";
   }
   if (const char* v = getenv_or_null("TESSERA_COMM_TIMEOUT")) c.comm_timeout = parse_seconds("TESSERA_COMM_TIMEOUT", v);
+  if (const char* v = getenv_or_null("TESSERA_JIT_ELEMENTS")) {
+    const std::string s = v;
+    if (s != "0" && s != "1" && s != "2" && s != "4")
+      detail::raise("TESSERA_JIT_ELEMENTS='", s, "' is not valid: expected 0 (automatic), 1, 2 or 4");
+    c.jit_elements = std::stoi(s);
+  }
   if (const char* v = getenv_or_null("TESSERA_CACHE_DIR")) {
     if (*v == '\0') detail::raise("TESSERA_CACHE_DIR is set but empty: expected a folder path");
     c.cache_dir = v;
@@ -132,6 +140,8 @@ void Config::validate() const {
   check_log(log);
   if (comm != "auto" && comm != "mpi" && comm != "nccl")
     detail::raise("Config::comm='", comm, "' is not valid: expected auto, mpi or nccl");
+  if (!valid_jit_elements(jit_elements))
+    detail::raise("Config::jit_elements=", jit_elements, " is not valid: expected 0 (automatic), 1, 2 or 4");
   if (!(comm_timeout > 0) || comm_timeout > kMaxSeconds)
     detail::raise("Config::comm_timeout=", comm_timeout, " is not valid: expected a positive number of seconds up to ",
                   kMaxSeconds);

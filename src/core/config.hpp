@@ -33,6 +33,8 @@ struct Config {
                                     // kernel instead of running the interior behind it
   double comm_timeout = 300;        // TESSERA_COMM_TIMEOUT: seconds a rank waits for the others
                                     // (divergence check, MPI and NCCL communication) before aborting
+  int jit_elements = 0;             // TESSERA_JIT_ELEMENTS: elements per thread of JIT kernels, 1, 2
+                                    // or 4; 0 chooses per program (docs/JIT.md). For benchmarking
 
   // This configuration with every TESSERA_* variable that is set applied on top.
   Config with_environment() const;

@@ -38,7 +38,7 @@ constexpr int kMaxArgs = 64;
 // What a launch lets a compiled kernel assume, part of the kernel's identity: a flat domain (one
 // row: i0 = i1 = 0), arguments with stride 1 along the last dimension (every row-major layout) and
 // replicated ones (offset 0). The address arithmetic they save is a large part of a kernel that
-// computes one element per thread.
+// computes one or a few elements per thread.
 struct KernelShape {
   bool flat = false;
   std::uint64_t unit = 0;    // bit a: argument a has stride 1 along the last dimension

@@ -111,8 +111,8 @@ std::string identity(ReduceKind k, bool is_float) {
   }
 }
 
-// Element (i0, i1, j) of argument `arg`, with what the shape lets the kernel assume.
-std::string element_address(int arg, const KernelShape& shape) {
+// Element (i0, i1, column) of argument `arg`, with what the shape lets the kernel assume.
+std::string element_address(int arg, const KernelShape& shape, const std::string& column) {
   const std::uint64_t bit = std::uint64_t(1) << arg;
   if (shape.scalar & bit) return "0";
   std::ostringstream s;
@@ -120,9 +120,9 @@ std::string element_address(int arg, const KernelShape& shape) {
   s << "(" << a << ".origin";
   if (!shape.flat) s << " + i0 * " << a << ".stride[0] + i1 * " << a << ".stride[1]";
   if (shape.unit & bit)
-    s << " + j)";
+    s << " + " << column << ")";
   else
-    s << " + j * " << a << ".stride[2])";
+    s << " + " << column << " * " << a << ".stride[2])";
   return s.str();
 }
 
@@ -138,22 +138,39 @@ const char* float_fn(OpCode op, bool single) {
   }
 }
 
-// One instruction as one line of straight-line code. Register r holds variable v<pc of its
-// last definition>; every definition is a new const variable (SSA), so nothing is reused.
+// One element of a row that a thread computes: the variable holding its column, and the suffix
+// that names its values (v<pc><suffix>).
+struct Lane {
+  std::string column;
+  std::string suffix;
+};
+
+// The program as straight-line code. Register r holds variable v<pc of its last definition>;
+// every definition is a new const variable (SSA), so nothing is reused. Over several lanes the
+// code is instruction-major: each instruction once per lane, in lane order, before the next
+// instruction, so that the loads of all lanes are issued back-to-back before any arithmetic waits
+// for them. That is safe because the planner never lets an element of a group write a location
+// that another element reads (what lets GPU threads run the elements in any order), and each
+// lane keeps its own instructions in program order.
 class Emitter {
  public:
-  Emitter(const Program& p, const KernelShape& shape)
-      : p_(p), shape_(shape), current_(static_cast<std::size_t>(p.registers), -1) {}
+  Emitter(const Program& p, const KernelShape& shape) : p_(p), shape_(shape) {}
 
-  void body(std::ostream& out) {
-    for (int pc = 0; pc < static_cast<int>(p_.code.size()); ++pc) instruction(out, pc);
+  void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent) {
+    current_.assign(static_cast<std::size_t>(p_.registers), -1);
+    for (int pc = 0; pc < static_cast<int>(p_.code.size()); ++pc) {
+      const Instr& in = p_.code[pc];
+      for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
+      // After every lane's line: an instruction may read the register it redefines.
+      if (in.op != OpCode::Store && in.op != OpCode::Reduce) current_[in.dst] = pc;
+    }
   }
 
  private:
-  std::string reg(int r) const {
+  std::string reg(int r, const Lane& lane) const {
     if (r < 0 || r >= static_cast<int>(current_.size()) || current_[r] < 0)
       raise("internal: codegen reads register ", r, " before it is written");
-    return "v" + std::to_string(current_[r]);
+    return "v" + std::to_string(current_[r]) + lane.suffix;
   }
   // Constant k: from the parameter block, or, past its capacity, a literal with the exact bits
   // (the kernel then depends on the value: it is compiled and cached for it).
@@ -182,52 +199,54 @@ class Emitter {
     }
     return text;
   }
-  std::string define(int pc, int r, const char* type) {
-    current_[r] = pc;
-    return std::string("    const ") + type + " v" + std::to_string(pc) + " = ";
+  static std::string define(int pc, const Lane& lane, const char* type) {
+    return std::string("const ") + type + " v" + std::to_string(pc) + lane.suffix + " = ";
   }
 
-  void instruction(std::ostream& out, int pc) {
+  // Instruction pc for one lane: one line.
+  std::string instruction(int pc, const Lane& lane) const {
+    std::ostringstream out;
     const Instr& in = p_.code[pc];
     const char* T = ctype(in.type);
     switch (in.op) {
       case OpCode::Load:
-        out << define(pc, in.dst, T) << "*(reinterpret_cast<const " << T << "*>(p.args[" << in.a << "].ptr) + "
-            << element_address(in.a, shape_) << ");\n";
-        return;
+        out << define(pc, lane, T) << "*(reinterpret_cast<const " << T << "*>(p.args[" << in.a << "].ptr) + "
+            << element_address(in.a, shape_, lane.column) << ");\n";
+        return out.str();
       case OpCode::Store:
-        out << "    *(reinterpret_cast<" << T << "*>(p.args[" << in.a << "].ptr) + " << element_address(in.a, shape_)
-            << ") = " << reg(in.b) << ";\n";
-        return;
-      case OpCode::Const: out << define(pc, in.dst, T) << constant(in.a, in.type) << ";\n"; return;
+        out << "*(reinterpret_cast<" << T << "*>(p.args[" << in.a << "].ptr) + "
+            << element_address(in.a, shape_, lane.column) << ") = " << reg(in.b, lane) << ";\n";
+        return out.str();
+      case OpCode::Const: out << define(pc, lane, T) << constant(in.a, in.type) << ";\n"; return out.str();
       case OpCode::Index:
-        out << define(pc, in.dst, "long")
+        out << define(pc, lane, "long")
             << "(p.domain.global_origin[0] + i0) * p.domain.global_stride[0] + (p.domain.global_origin[1] + i1) * "
-               "p.domain.global_stride[1] + (p.domain.global_origin[2] + j) * p.domain.global_stride[2];\n";
-        return;
+               "p.domain.global_stride[1] + (p.domain.global_origin[2] + "
+            << lane.column << ") * p.domain.global_stride[2];\n";
+        return out.str();
       case OpCode::Random: {
-        const std::string counter = reg(in.a);
-        out << define(pc, in.dst, T) << "el::uniform<" << T << ">(static_cast<unsigned long>("
+        const std::string counter = reg(in.a, lane);
+        out << define(pc, lane, T) << "el::uniform<" << T << ">(static_cast<unsigned long>("
             << constant(in.b, DType::Int64) << "), static_cast<unsigned long>(" << counter << "));\n";
-        return;
+        return out.str();
       }
       case OpCode::Cast: {
-        const std::string x = reg(in.a);
+        const std::string x = reg(in.a, lane);
         if (in.type == DType::Bool)
-          out << define(pc, in.dst, T) << x << " != static_cast<" << ctype(in.from) << ">(0);\n";
+          out << define(pc, lane, T) << x << " != static_cast<" << ctype(in.from) << ">(0);\n";
         else
-          out << define(pc, in.dst, T) << "static_cast<" << T << ">(" << x << ");\n";
-        return;
+          out << define(pc, lane, T) << "static_cast<" << T << ">(" << x << ");\n";
+        return out.str();
       }
       case OpCode::Neg:
       case OpCode::Abs:
       case OpCode::Not: {
-        const std::string x = "static_cast<" + std::string(T) + ">(" + reg(in.a) + ")";
+        const std::string x = "static_cast<" + std::string(T) + ">(" + reg(in.a, lane) + ")";
         const std::string e = in.op == OpCode::Neg   ? "el::neg(" + x + ")"
                               : in.op == OpCode::Abs ? "el::abs(" + x + ")"
                                                      : "!" + x;
-        out << define(pc, in.dst, T) << "static_cast<" << T << ">(" << e << ");\n";
-        return;
+        out << define(pc, lane, T) << "static_cast<" << T << ">(" << e << ");\n";
+        return out.str();
       }
       case OpCode::Sqrt:
       case OpCode::Exp:
@@ -236,9 +255,9 @@ class Emitter {
       case OpCode::Cos:
       case OpCode::Tanh:
       case OpCode::Erf: {
-        const std::string x = reg(in.a);
-        out << define(pc, in.dst, T) << float_fn(in.op, in.type == DType::Float32) << "(" << x << ");\n";
-        return;
+        const std::string x = reg(in.a, lane);
+        out << define(pc, lane, T) << float_fn(in.op, in.type == DType::Float32) << "(" << x << ");\n";
+        return out.str();
       }
       case OpCode::Add:
       case OpCode::Sub:
@@ -249,8 +268,8 @@ class Emitter {
       case OpCode::Min:
       case OpCode::And:
       case OpCode::Or: {
-        const std::string u = "static_cast<" + std::string(T) + ">(" + reg(in.a) + ")";
-        const std::string v = "static_cast<" + std::string(T) + ">(" + reg(in.b) + ")";
+        const std::string u = "static_cast<" + std::string(T) + ">(" + reg(in.a, lane) + ")";
+        const std::string v = "static_cast<" + std::string(T) + ">(" + reg(in.b, lane) + ")";
         std::string e;
         switch (in.op) {
           case OpCode::Add: e = "el::wrap_add(" + u + ", " + v + ")"; break;
@@ -263,8 +282,8 @@ class Emitter {
           case OpCode::And: e = "(" + u + " && " + v + ")"; break;
           default: e = "(" + u + " || " + v + ")"; break;
         }
-        out << define(pc, in.dst, T) << "static_cast<" << T << ">(" << e << ");\n";
-        return;
+        out << define(pc, lane, T) << "static_cast<" << T << ">(" << e << ");\n";
+        return out.str();
       }
       case OpCode::Eq:
       case OpCode::Ne:
@@ -278,22 +297,22 @@ class Emitter {
                           : in.op == OpCode::Le ? "<="
                           : in.op == OpCode::Gt ? ">"
                                                 : ">=";
-        const std::string u = "static_cast<" + std::string(T) + ">(" + reg(in.a) + ")";
-        const std::string v = "static_cast<" + std::string(T) + ">(" + reg(in.b) + ")";
-        out << define(pc, in.dst, "bool") << "(" << u << " " << cmp << " " << v << ");\n";
-        return;
+        const std::string u = "static_cast<" + std::string(T) + ">(" + reg(in.a, lane) + ")";
+        const std::string v = "static_cast<" + std::string(T) + ">(" + reg(in.b, lane) + ")";
+        out << define(pc, lane, "bool") << "(" << u << " " << cmp << " " << v << ");\n";
+        return out.str();
       }
       case OpCode::Where: {
-        const std::string c = reg(in.a), x = reg(in.b), y = reg(in.c);
-        out << define(pc, in.dst, T) << c << " ? static_cast<" << T << ">(" << x << ") : static_cast<" << T << ">(" << y
+        const std::string c = reg(in.a, lane), x = reg(in.b, lane), y = reg(in.c, lane);
+        out << define(pc, lane, T) << c << " ? static_cast<" << T << ">(" << x << ") : static_cast<" << T << ">(" << y
             << ");\n";
-        return;
+        return out.str();
       }
       case OpCode::Reduce: {
         const bool is_float = p_.reduce_float[in.dst];
-        out << "    acc" << in.dst << " = " << combine_fn(p_.reduce_kinds[in.dst]) << "(acc" << in.dst
-            << ", static_cast<" << (is_float ? "double" : "long") << ">(" << reg(in.a) << "));\n";
-        return;
+        out << "acc" << in.dst << " = " << combine_fn(p_.reduce_kinds[in.dst]) << "(acc" << in.dst << ", static_cast<"
+            << (is_float ? "double" : "long") << ">(" << reg(in.a, lane) << "));\n";
+        return out.str();
       }
     }
     raise("internal: codegen does not know opcode ", static_cast<int>(in.op));
@@ -301,7 +320,7 @@ class Emitter {
 
   const Program& p_;
   const KernelShape& shape_;
-  std::vector<int> current_;
+  std::vector<int> current_;  // register -> pc of its current definition
 };
 
 std::uint64_t fnv1a(const std::string& s) {
@@ -314,33 +333,87 @@ std::uint64_t fnv1a(const std::string& s) {
 
 bool jit_supports(const Program&, int nargs) { return nargs <= kMaxArgs; }
 
-GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelShape& shape) {
+// Why several elements: a GPU issues a thread's instructions in order, so with one element per
+// thread each thread has one element's loads in flight, and memory-bound kernels reach about half
+// of DRAM bandwidth (H200: CG's dot(p, A p) 1.7 TB/s, a 5-point stencil 3.0 TB/s); E interleaved
+// elements put E times as many loads in flight.
+// What it costs: registers. Every live value exists E times (a double in two 32-bit registers);
+// past 64 registers a thread an SM holds fewer blocks (4 blocks of 256 threads at 64, 2 at 128),
+// which gives back part of the gain, and past 255 registers values spill to local memory. Hence
+// program registers x E <= 32 values.
+// Where it pays: short programs, which are memory-bound. Long ones compute more per element and
+// have independent work inside each element (Black-Scholes: 104 instructions with exp, log, sqrt
+// and divisions, 13 registers, 46 GPU registers at E = 1: compute-bound); more elements would
+// only add registers and code. For scale: the stencil has 12 instructions and 3 registers, CG's
+// fused A p and dot product 15 and 2, the fuzz corpus's programs at most 36 and 11.
+int elements_per_thread(const Program& program) {
+  constexpr int kMaxLiveValues = 32;  // registers x elements
+  const std::size_t instructions = program.code.size();
+  if (instructions <= 32 && program.registers * 4 <= kMaxLiveValues) return 4;
+  if (instructions <= 64 && program.registers * 2 <= kMaxLiveValues) return 2;
+  return 1;
+}
+
+GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelShape& shape, int elements) {
   if (!jit_supports(program, nargs))
     raise("internal: program with ", nargs, " arguments and ", program.constants.size(),
           " constants is not compilable");
+  if (elements != 1 && elements != 2 && elements != 4)
+    raise("internal: ", elements, " elements per thread (expected 1, 2 or 4)");
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
+  const int span = kJitBlockX * elements;  // columns of a block's row
   std::ostringstream s;
-  s << "// tessera fused kernel: " << program.describe() << "\n";
+  s << "// tessera fused kernel: " << program.describe() << "\n// " << elements << " element(s) per thread\n";
   s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
   s << kPrelude << element_ops_body() << kParams;
+  // Element e (< elements) of a thread is at column j + e * kJitBlockX: every load and store of a
+  // warp stays one coalesced access.
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
     << ") tessera_fused(const KernelParams p) {\n"
-       "  const long n1 = p.domain.n[1], rows = p.domain.n[0] * p.domain.n[1];\n"
+       "  const long n1 = p.domain.n[1], n2 = p.domain.n[2], rows = p.domain.n[0] * p.domain.n[1];\n"
        "  const long j = static_cast<long>(blockIdx.x) * "
-    << kJitBlockX << " + threadIdx.x;\n";
+    << span << " + threadIdx.x;\n";
   for (int k = 0; k < nreduce; ++k)
     s << "  " << (program.reduce_float[k] ? "double" : "long") << " acc" << k << " = "
       << identity(program.reduce_kinds[k], program.reduce_float[k]) << ";\n";
-  s << "  if (j < p.domain.n[2]) {\n";
-  if (shape.flat)  // one row: the launch has one block row, and the kernel was compiled for it
-    s << "  {\n    const long i0 = 0, i1 = 0;\n";
-  else
-    s << "  for (long row = blockIdx.y; row < rows; row += gridDim.y) {\n"
-         // 1-D and 2-D domains (padded to 3-D: n[0] == 1) skip the 64-bit division (a subroutine
-         // of dozens of instructions, for every element of a one-element-per-thread kernel).
-         "    const long i0 = p.domain.n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n";
-  Emitter(program, shape).body(s);
-  s << "  }\n  }\n";
+  const auto rows = [&] {
+    if (shape.flat)  // one row: the launch has one block row, and the kernel was compiled for it
+      s << "    {\n      const long i0 = 0, i1 = 0;\n";
+    else
+      s << "    for (long row = blockIdx.y; row < rows; row += gridDim.y) {\n"
+           // 1-D and 2-D domains (padded to 3-D: n[0] == 1) skip the 64-bit division (a subroutine
+           // of dozens of instructions, per row of every thread).
+           "      const long i0 = p.domain.n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n";
+  };
+  Emitter emitter(program, shape);
+  if (elements == 1) {
+    s << "  if (j < n2) {\n";
+    rows();
+    emitter.body(s, {{"j", ""}}, "      ");
+    s << "    }\n  }\n";
+  } else {
+    // Every element of the thread inside the row (every block of a row but maybe the last): no
+    // guards, the program instruction-major over the elements.
+    s << "  if (j + " << span - kJitBlockX << " < n2) {\n";
+    rows();
+    std::vector<Lane> lanes;
+    s << "      const long ";
+    for (int e = 0; e < elements; ++e) {
+      const std::string column = "j_" + std::to_string(e);
+      s << (e ? ", " : "") << column << " = j";
+      if (e) s << " + " << e * kJitBlockX;
+      lanes.push_back({column, "_" + std::to_string(e)});
+    }
+    s << ";\n";
+    emitter.body(s, lanes, "      ");
+    // The ragged end of a row: the elements inside it, one after the other. Rare (one thread
+    // column per row), so the loop is not unrolled: one more copy of the program, not several.
+    s << "    }\n  } else if (j < n2) {\n";
+    rows();
+    s << "#pragma unroll 1\n      for (long je = j; je < n2; je += " << kJitBlockX << ") {\n";
+    emitter.body(s, {{"je", ""}}, "        ");
+    s << "      }\n    }\n  }\n";
+  }
   if (nreduce > 0) {
     // Warp shuffles, then one value per warp through shared memory, combined in warp order.
     s << "  __shared__ Value warp_partials[" << nreduce << "][" << kJitBlockX / 32 << "];\n"
@@ -392,6 +465,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
     s << "  }\n}\n";
   }
   GeneratedKernel g;
+  g.elements = elements;
   g.source = s.str();
   g.hash = fnv1a(g.source);
   if (nreduce == 0) g.finish_name.clear();

@@ -6,9 +6,14 @@
 //
 // The kernel takes one parameter block (KernelParams below, mirrored in the generated source):
 // the launch domain, the argument accessors, the program's constants, and where reductions go.
-// Threads cover the last dimension (x) and rows (y, grid-strided); each thread computes one element
-// per row. Reductions are deterministic: each block writes its partial results, and a second
-// kernel of the same module combines the blocks in a fixed order.
+// Threads cover the last dimension (x) and rows (y, grid-strided); each thread computes E elements
+// of a row (1, 2 or 4: elements_per_thread, or TESSERA_JIT_ELEMENTS), at columns j + e*kJitBlockX
+// so that every access of a warp stays coalesced. Where all E are inside the row, the program runs
+// instruction-major over them (each instruction for every element before the next), so the loads
+// of all E elements are in flight together; the ragged end of a row runs them one at a time,
+// guarded. Reductions are deterministic: each thread adds its elements in order, each block writes
+// its partial results, and a second kernel of the same module combines the blocks in a fixed
+// order.
 
 #include <cstdint>
 #include <string>
@@ -32,6 +37,7 @@ struct KernelParams {
 
 struct GeneratedKernel {
   std::string source;
+  int elements = 1;  // per thread and row: the launch's blocks along a row cover kJitBlockX * elements
   std::string main_name = "tessera_fused";
   std::string finish_name = "tessera_finish";  // only when the program reduces
   std::uint64_t hash = 0;                      // of the source
@@ -40,7 +46,12 @@ struct GeneratedKernel {
 // Whether a program can be compiled (every opcode, dtype and number of constants can; this checks
 // the number of arguments).
 bool jit_supports(const Program& program, int nargs);
-// `shape` (interpreter.hpp) specializes the address arithmetic; the default assumes nothing.
-GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelShape& shape = {});
+// Elements per thread (1, 2 or 4) that suit `program`: several for short memory-bound programs,
+// one for long compute-bound ones (the reasons are in codegen.cpp).
+int elements_per_thread(const Program& program);
+
+// `shape` (interpreter.hpp) specializes the address arithmetic (KernelShape{} assumes nothing);
+// `elements` (1, 2 or 4) is the number of elements each thread computes per row.
+GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelShape& shape, int elements);
 
 }  // namespace tessera::detail

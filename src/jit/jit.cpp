@@ -20,14 +20,18 @@ struct JitKernel {
   CUmodule module = nullptr;
   CUfunction main = nullptr;
   CUfunction finish = nullptr;  // reductions only
+  int elements = 1;             // per thread and row (GeneratedKernel::elements)
 };
 
-// Blocks of a reducing launch over rows (CG's dot products on an 8192^2 grid: 32 x 128 blocks).
+// Blocks of a reducing launch over rows (CG's dot products on an 8192^2 grid, 4 elements per
+// thread: 8 x 512 blocks).
 constexpr std::int64_t kReductionBlocks = 4096;
 
 class Jit {
  public:
-  Jit(std::string cache_dir, int arch, int rank) : cache_(std::move(cache_dir), arch), rank_(rank) {}
+  // elements: per thread, 1, 2 or 4 for every kernel, or 0 to choose per program (TESSERA_JIT_ELEMENTS).
+  Jit(std::string cache_dir, int arch, int rank, int elements)
+      : cache_(std::move(cache_dir), arch), rank_(rank), elements_(elements) {}
   ~Jit() {
     for (auto& [hash, k] : loaded_) cuModuleUnload(k.module);
   }
@@ -40,7 +44,8 @@ class Jit {
       return nullptr;
     }
     try {
-      const GeneratedKernel g = generate_cuda(program, nargs, shape);
+      const int elements = elements_ > 0 ? elements_ : elements_per_thread(program);
+      const GeneratedKernel g = generate_cuda(program, nargs, shape, elements);
       auto it = loaded_.find(g.hash);
       if (it != loaded_.end()) {
         runtime().stats().kernel_cache_hits++;
@@ -48,6 +53,7 @@ class Jit {
       }
       const std::vector<char>& cubin = cache_.cubin(g, runtime().stats());
       JitKernel k;
+      k.elements = g.elements;
       check(cuModuleLoadData(&k.module, cubin.data()), "cuModuleLoadData");
       check(cuModuleGetFunction(&k.main, k.module, g.main_name.c_str()), "cuModuleGetFunction");
       if (!g.finish_name.empty())
@@ -68,10 +74,11 @@ class Jit {
                 p.constants);
     std::copy(args.begin(), args.end(), p.args);
     const std::int64_t rows = domain.n[0] * domain.n[1];
-    const unsigned gx = static_cast<unsigned>(std::max<std::int64_t>(1, (domain.n[2] + kJitBlockX - 1) / kJitBlockX));
+    const std::int64_t span = std::int64_t(kJitBlockX) * k.elements;  // columns of one block's row
+    const unsigned gx = static_cast<unsigned>(std::max<std::int64_t>(1, (domain.n[2] + span - 1) / span));
     const int nreduce = static_cast<int>(program.reduce_kinds.size());
-    // A reducing block also combines its values (shuffles, shared memory, a barrier): with one
-    // element per thread that costs as much as the element. Reductions over rows therefore use
+    // A reducing block also combines its values (shuffles, shared memory, a barrier): with a few
+    // elements per thread that costs as much as the elements. Reductions over rows therefore use
     // about kReductionBlocks blocks and each thread takes several rows (the row loop); the
     // launch shape is fixed by the domain, so results stay the same from run to run.
     const std::int64_t max_gy = nreduce > 0 ? std::max<std::int64_t>(1, kReductionBlocks / gx) : 65535;
@@ -114,6 +121,7 @@ class Jit {
   KernelCache cache_;
   std::map<std::uint64_t, JitKernel> loaded_;  // by source hash
   int rank_;
+  int elements_;
   bool warned_ = false;
 };
 
@@ -131,7 +139,7 @@ std::shared_ptr<Jit> make_jit(const Config& config, int rank) {
     return nullptr;
   }
   const std::string dir = config.cache_dir.empty() ? KernelCache::default_directory() : config.cache_dir;
-  return std::make_shared<Jit>(dir, major * 10 + minor, rank);
+  return std::make_shared<Jit>(dir, major * 10 + minor, rank, config.jit_elements);
 }
 
 const JitKernel* jit_kernel(Jit& jit, const Program& program, int nargs, const KernelShape& shape) {
