@@ -146,21 +146,32 @@ struct Lane {
 };
 
 // The program as straight-line code. Register r holds variable v<pc of its last definition>;
-// every definition is a new const variable (SSA), so nothing is reused. Over several lanes the
-// code is instruction-major: each instruction once per lane, in lane order, before the next
-// instruction, so that the loads of all lanes are issued back-to-back before any arithmetic waits
-// for them. That is safe because the planner never lets an element of a group write a location
-// that another element reads (what lets GPU threads run the elements in any order), and each
-// lane keeps its own instructions in program order.
+// every definition is a new const variable (SSA), so nothing is reused.
+//
+// Every load comes first, then the other instructions in program order; over several lanes the
+// code is instruction-major: each instruction once per lane, in lane order. So all the loads of
+// a row are issued back-to-back before any arithmetic waits for one: a GPU issues in order, and a
+// load written after a store cannot be moved above it by the compiler (the pointers might alias),
+// so a group that stores between its loads (CG's update of x, then r) would otherwise wait for
+// memory once per store. Both reorderings are safe because the planner never lets a group read a
+// location that it writes except through the very view it writes (and such a load after the
+// store is forwarded in a register, never emitted), nor lets one element write what another
+// reads: what lets GPU threads run the elements in any order. Each lane keeps its own
+// instructions other than loads in program order.
 class Emitter {
  public:
   Emitter(const Program& p, const KernelShape& shape) : p_(p), shape_(shape) {}
 
   void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent) {
+    const int n = static_cast<int>(p_.code.size());
+    for (int pc = 0; pc < n; ++pc)  // loads read no register: their lines need no renaming state
+      if (p_.code[pc].op == OpCode::Load)
+        for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
     current_.assign(static_cast<std::size_t>(p_.registers), -1);
-    for (int pc = 0; pc < static_cast<int>(p_.code.size()); ++pc) {
+    for (int pc = 0; pc < n; ++pc) {
       const Instr& in = p_.code[pc];
-      for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
+      if (in.op != OpCode::Load)
+        for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
       // After every lane's line: an instruction may read the register it redefines.
       if (in.op != OpCode::Store && in.op != OpCode::Reduce) current_[in.dst] = pc;
     }
@@ -335,22 +346,23 @@ bool jit_supports(const Program&, int nargs) { return nargs <= kMaxArgs; }
 
 // Why several elements: a GPU issues a thread's instructions in order, so with one element per
 // thread each thread has one element's loads in flight, and memory-bound kernels reach about half
-// of DRAM bandwidth (H200: CG's dot(p, A p) 1.7 TB/s, a 5-point stencil 3.0 TB/s); E interleaved
-// elements put E times as many loads in flight.
-// What it costs: registers. Every live value exists E times (a double in two 32-bit registers);
-// past 64 registers a thread an SM holds fewer blocks (4 blocks of 256 threads at 64, 2 at 128),
-// which gives back part of the gain, and past 255 registers values spill to local memory. Hence
-// program registers x E <= 32 values.
-// Where it pays: short programs, which are memory-bound. Long ones compute more per element and
-// have independent work inside each element (Black-Scholes: 104 instructions with exp, log, sqrt
-// and divisions, 13 registers, 46 GPU registers at E = 1: compute-bound); more elements would
-// only add registers and code. For scale: the stencil has 12 instructions and 3 registers, CG's
-// fused A p and dot product 15 and 2, the fuzz corpus's programs at most 36 and 11.
+// of DRAM bandwidth; E interleaved elements put E times as many loads in flight.
+// What it costs: registers. Every live value exists E times (a double in two 32-bit registers;
+// with the loads first, every loaded value is live from the top), and past 64 registers a thread
+// an SM holds fewer blocks; past 255 values spill to local memory.
+// Where it pays: short programs, which are memory-bound. Measured on an H200 (float64, loads
+// first, device time per kernel for E = 1 / 2 / 4): the 5-point stencil (12 instructions, 3
+// registers) 1.561 / 1.311 / 1.378 ms; CG's update of x and r with dot(r, r) 1.106 / 1.046 /
+// 1.014, its dot(p, A p) 0.316 / 0.251 / 0.250, its update of p 0.460 / 0.402 / 0.399;
+// Black-Scholes (104 instructions with exp, log, sqrt and divisions, 13 registers:
+// compute-bound) 2.029 / 2.090 / 3.300. Hence: short programs 2 elements, 4 when they reduce (a
+// reducing block also combines its partial values: more elements share that cost), medium ones
+// 2, long ones 1. The fuzz corpus's programs have at most 36 instructions and 11 registers.
 int elements_per_thread(const Program& program) {
-  constexpr int kMaxLiveValues = 32;  // registers x elements
   const std::size_t instructions = program.code.size();
-  if (instructions <= 32 && program.registers * 4 <= kMaxLiveValues) return 4;
-  if (instructions <= 64 && program.registers * 2 <= kMaxLiveValues) return 2;
+  const bool reduces = !program.reduce_kinds.empty();
+  if (instructions <= 32 && program.registers <= 8) return reduces ? 4 : 2;
+  if (instructions <= 64 && program.registers <= 16) return 2;
   return 1;
 }
 
