@@ -392,7 +392,10 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
     if (shape.flat)  // one row: the launch has one block row, and the kernel was compiled for it
       s << "    {\n      const long i0 = 0, i1 = 0;\n";
     else
-      s << "    for (long row = blockIdx.y; row < rows; row += gridDim.y) {\n"
+      // A block takes a band of consecutive rows: a stencil's rows above and below were loaded by
+      // the same threads one or two rows earlier, and are found in L1 instead of L2.
+      s << "    const long band = (rows + gridDim.y - 1) / gridDim.y, first = blockIdx.y * band;\n"
+           "    for (long row = first; row < rows && row < first + band; ++row) {\n"
            // 1-D and 2-D domains (padded to 3-D: n[0] == 1) skip the 64-bit division (a subroutine
            // of dozens of instructions, per row of every thread).
            "      const long i0 = p.domain.n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n";

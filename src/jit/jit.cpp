@@ -23,9 +23,13 @@ struct JitKernel {
   int elements = 1;             // per thread and row (GeneratedKernel::elements)
 };
 
-// Blocks of a reducing launch over rows (CG's dot products on an 8192^2 grid, 4 elements per
-// thread: 8 x 512 blocks).
+// Blocks of a launch over rows: each takes a band of consecutive rows (jit/codegen.cpp). About
+// kReductionBlocks for a reducing launch, whose block partials one block then combines (CG's dot
+// products on an 8192^2 grid, 4 elements per thread: 8 x 512 blocks of 16 rows), about
+// kRowBlocks for others (the stencil on a 16384^2 grid, 2 elements per thread: 32 x 512 blocks
+// of 32 rows).
 constexpr std::int64_t kReductionBlocks = 4096;
+constexpr std::int64_t kRowBlocks = 16384;
 
 class Jit {
  public:
@@ -81,7 +85,7 @@ class Jit {
     // elements per thread that costs as much as the elements. Reductions over rows therefore use
     // about kReductionBlocks blocks and each thread takes several rows (the row loop); the
     // launch shape is fixed by the domain, so results stay the same from run to run.
-    const std::int64_t max_gy = nreduce > 0 ? std::max<std::int64_t>(1, kReductionBlocks / gx) : 65535;
+    const std::int64_t max_gy = std::max<std::int64_t>(1, (nreduce > 0 ? kReductionBlocks : kRowBlocks) / gx);
     const unsigned gy = static_cast<unsigned>(std::max<std::int64_t>(1, std::min({rows, max_gy, std::int64_t(65535)})));
     p.nblocks = static_cast<std::int64_t>(gx) * gy;
     Kokkos::View<char*, MemSpace> block_partials;
