@@ -16,34 +16,12 @@ class FusionTest : public TesseraTest {
   }
 };
 
-ts::Array<double> cnd(const ts::Array<double>& d) {
-  const double a1 = 0.31938153, a2 = -0.356563782, a3 = 1.781477937, a4 = -1.821255978, a5 = 1.330274429;
-  const double rsqrt2pi = 0.39894228040143267793994605993438;
-  auto k = 1.0 / (1.0 + 0.2316419 * ts::abs(d));
-  auto tail = rsqrt2pi * ts::exp(-0.5 * d * d) * (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
-  return ts::where(d > 0.0, 1.0 - tail, tail);
-}
-
 double cnd_host(double d) {
   const double a1 = 0.31938153, a2 = -0.356563782, a3 = 1.781477937, a4 = -1.821255978, a5 = 1.330274429;
   const double rsqrt2pi = 0.39894228040143267793994605993438;
   double k = 1.0 / (1.0 + 0.2316419 * std::abs(d));
   double tail = rsqrt2pi * std::exp(-0.5 * d * d) * (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
   return d > 0.0 ? 1.0 - tail : tail;
-}
-
-// One iteration of cuNumeric's Black-Scholes, writing into preallocated outputs.
-void black_scholes(const ts::Array<double>& S, const ts::Array<double>& X, const ts::Array<double>& T,
-                   ts::Array<double>& call, ts::Array<double>& put) {
-  const double R = 0.02, V = 0.3;
-  auto sqrt_t = ts::sqrt(T);
-  auto d1 = ts::log(S / X) + (R + 0.5 * V * V) * T / (V * sqrt_t);
-  auto d2 = d1 - V * sqrt_t;
-  auto cnd_d1 = cnd(d1);
-  auto cnd_d2 = cnd(d2);
-  auto exp_rt = ts::exp(-R * T);
-  call.assign(S * cnd_d1 - X * exp_rt * cnd_d2);
-  put.assign(X * exp_rt * (1.0 - cnd_d2) - S * (1.0 - cnd_d1));
 }
 
 }  // namespace

@@ -15,13 +15,6 @@ namespace {
 using ts::end;
 using ts::slice;
 
-struct Host2 {
-  std::int64_t n, m;
-  std::vector<double> v;
-  double& operator()(std::int64_t i, std::int64_t j) { return v[i * m + j]; }
-  double operator()(std::int64_t i, std::int64_t j) const { return v[i * m + j]; }
-};
-
 class NoOverlapTest : public TesseraTest {
  protected:
   ts::Config config() const override {

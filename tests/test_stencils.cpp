@@ -15,14 +15,7 @@ namespace {
 using ts::end;
 using ts::slice;
 
-// Row-major host grids.
-struct Host2 {
-  std::int64_t n, m;
-  std::vector<double> v;
-  double& operator()(std::int64_t i, std::int64_t j) { return v[i * m + j]; }
-  double operator()(std::int64_t i, std::int64_t j) const { return v[i * m + j]; }
-};
-
+// Row-major host grids (Host2: support.hpp).
 struct Host3 {
   std::int64_t n, m, k;
   std::vector<double> v;
