@@ -24,6 +24,27 @@ double cnd_host(double d) {
   return d > 0.0 ? 1.0 - tail : tail;
 }
 
+// cuNumeric's stencil.py on a grid: the views, one step, and the same step on the host.
+struct StencilPy {
+  ts::Array<double> center, north, east, west, south;
+  explicit StencilPy(const ts::Array<double>& grid)
+      : center(grid(ts::slice(1, -1), ts::slice(1, -1))),
+        north(grid(ts::slice(0, -2), ts::slice(1, -1))),
+        east(grid(ts::slice(1, -1), ts::slice(2, ts::end))),
+        west(grid(ts::slice(1, -1), ts::slice(0, -2))),
+        south(grid(ts::slice(2, ts::end), ts::slice(1, -1))) {}
+  void step() { center.assign(0.2 * (center + north + east + west + south)); }
+  // NumPy computes the whole right-hand side before writing.
+  static void host_step(std::vector<double>& host, std::int64_t n, std::int64_t m) {
+    std::vector<double> next = host;
+    for (std::int64_t i = 1; i < n - 1; ++i)
+      for (std::int64_t j = 1; j < m - 1; ++j)
+        next[i * m + j] = 0.2 * (host[i * m + j] + host[(i - 1) * m + j] + host[i * m + j + 1] + host[i * m + j - 1] +
+                                 host[(i + 1) * m + j]);
+    host = next;
+  }
+};
+
 }  // namespace
 
 TEST_F(FusionTest, BlackScholesIterationIsOneKernelWithoutTemporaries) {
@@ -78,14 +99,10 @@ TEST_F(FusionTest, StencilIterationIsOneKernelAndOneHaloExchange) {
   const std::int64_t n = 23, m = 17;
   auto grid = ts::random<double>({n, m}, 5);
   std::vector<double> host = grid.to_host();
-  auto center = grid(ts::slice(1, -1), ts::slice(1, -1));
-  auto north = grid(ts::slice(0, -2), ts::slice(1, -1));
-  auto east = grid(ts::slice(1, -1), ts::slice(2, ts::end));
-  auto west = grid(ts::slice(1, -1), ts::slice(0, -2));
-  auto south = grid(ts::slice(2, ts::end), ts::slice(1, -1));
+  StencilPy stencil(grid);
   const int iters = 6;
   auto step = [&] {
-    center.assign(0.2 * (center + north + east + west + south));
+    stencil.step();
     rt().flush();
   };
   step();  // the first iteration allocates the buffer that the following ones recycle
@@ -99,14 +116,7 @@ TEST_F(FusionTest, StencilIterationIsOneKernelAndOneHaloExchange) {
   if (rt().size() > 1) EXPECT_LE(after.halo_exchanges - before.halo_exchanges, iters - 1);
   EXPECT_EQ(after.redistributions - before.redistributions, 0);
 
-  for (int it = 0; it < iters; ++it) {
-    std::vector<double> next = host;
-    for (std::int64_t i = 1; i < n - 1; ++i)
-      for (std::int64_t j = 1; j < m - 1; ++j)
-        next[i * m + j] = 0.2 * (host[i * m + j] + host[(i - 1) * m + j] + host[i * m + j + 1] + host[i * m + j - 1] +
-                                 host[(i + 1) * m + j]);
-    host = next;
-  }
+  for (int it = 0; it < iters; ++it) StencilPy::host_step(host, n, m);
   EXPECT_TRUE(close(grid.to_host(), host, 1e-12));
 }
 
@@ -117,22 +127,13 @@ TEST_F(FusionTest, RenamedStoreFrameWrittenBetweenIterations) {
   const std::int64_t n = 19, m = 13;
   auto grid = ts::random<double>({n, m}, 6);
   std::vector<double> host = grid.to_host();
-  auto center = grid(ts::slice(1, -1), ts::slice(1, -1));
-  auto north = grid(ts::slice(0, -2), ts::slice(1, -1));
-  auto east = grid(ts::slice(1, -1), ts::slice(2, ts::end));
-  auto west = grid(ts::slice(1, -1), ts::slice(0, -2));
-  auto south = grid(ts::slice(2, ts::end), ts::slice(1, -1));
+  StencilPy stencil(grid);
   auto top = grid(ts::slice(0, 1), ts::slice(0, ts::end));
   const int iters = 12;
   std::int64_t boundary_writes = 0;
   for (int it = 0; it < iters; ++it) {
-    center.assign(0.2 * (center + north + east + west + south));
-    std::vector<double> next = host;
-    for (std::int64_t i = 1; i < n - 1; ++i)
-      for (std::int64_t j = 1; j < m - 1; ++j)
-        next[i * m + j] = 0.2 * (host[i * m + j] + host[(i - 1) * m + j] + host[i * m + j + 1] + host[i * m + j - 1] +
-                                 host[(i + 1) * m + j]);
-    host = next;
+    stencil.step();
+    StencilPy::host_step(host, n, m);
     if (it % 3 == 1) {
       top.assign(top + 1.0);
       for (std::int64_t j = 0; j < m; ++j) host[j] += 1.0;
