@@ -118,11 +118,10 @@ std::vector<Box> frame_of(const Arg& arg, const Box& tile) {
 // After the kernel wrote `arg`'s view of this rank's tile into `written`: copies the frame from the
 // store's buffer unless `written` holds it already, then the store adopts `written`. Returns the
 // bytes the frame copy moved.
-std::int64_t adopt_renamed(const Arg& arg, const Box& tile, Kokkos::View<char*, MemSpace>&& written, bool frame_current,
-                           const std::string& kernel) {
+std::int64_t adopt_renamed(const Arg& arg, const std::vector<Box>& frame, Kokkos::View<char*, MemSpace>&& written,
+                           bool frame_current, const std::string& kernel) {
   RuntimeState& rt = runtime();
   Store& s = *arg.store;
-  const std::vector<Box> frame = frame_of(arg, tile);
   std::int64_t volume = 0;
   if (!frame_current) {
     for (const Box& b : frame) volume += b.volume();
@@ -258,6 +257,7 @@ ExecReport execute(const Launch& task) {
   // Renamed stores get their buffers now, after the exchange has grown any ghosts: the same
   // layout, so the store can adopt the buffer after the kernel.
   std::vector<Kokkos::View<char*, MemSpace>> fresh(nargs);
+  std::vector<std::vector<Box>> frames(nargs);
   std::vector<char> frame_current(nargs, 0);
   for (std::size_t i = 0; i < nargs; ++i) {
     const Arg& arg = task.args[i];
@@ -265,7 +265,8 @@ ExecReport execute(const Launch& task) {
     if (access[i] == Access::Replicated) raise("internal: ", *task.label, " renames a 0-d store");
     bool current = false;
     arg.store->data();  // the frame is copied from the current buffer: it must exist
-    fresh[i] = arg.store->rename_buffer(frame_of(arg, tile), current);
+    frames[i] = frame_of(arg, tile);
+    fresh[i] = arg.store->rename_buffer(frames[i], current);
     frame_current[i] = current;
   }
 
@@ -353,7 +354,7 @@ ExecReport execute(const Launch& task) {
   rt.stats().kernels++;
   for (std::size_t i = 0; i < nargs; ++i)
     if (task.args[i].renamed)
-      bytes += adopt_renamed(task.args[i], tile, std::move(fresh[i]), frame_current[i], *task.label);
+      bytes += adopt_renamed(task.args[i], frames[i], std::move(fresh[i]), frame_current[i], *task.label);
   rt.stats().bytes_accessed += bytes;
   for (const Arg& arg : task.args)
     if (arg.written && !arg.renamed) arg.store->mark_written();  // a renamed one was adopted

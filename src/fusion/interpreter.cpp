@@ -43,6 +43,24 @@ KOKKOS_INLINE_FUNCTION T combine(ReduceKind k, T a, T b) {
   }
 }
 
+// dst.v[k] = combine(dst.v[k], src.v[k]) for each of the n reductions.
+KOKKOS_INLINE_FUNCTION void join_accumulators(Accumulators& dst, const Accumulators& src, const ReduceSlot* slots,
+                                              int n) {
+  for (int k = 0; k < n; ++k) {
+    if (slots[k].is_float)
+      dst.v[k].f64 = combine(slots[k].kind, dst.v[k].f64, src.v[k].f64);
+    else
+      dst.v[k].i64 = combine(slots[k].kind, dst.v[k].i64, src.v[k].i64);
+  }
+}
+
+// The reductions of `program` as the kernels see them; returns how many.
+int reduce_slots(const Program& program, ReduceSlot* slots) {
+  const int n = static_cast<int>(program.reduce_kinds.size());
+  for (int k = 0; k < n; ++k) slots[k] = {program.reduce_kinds[k], program.reduce_float[k]};
+  return n;
+}
+
 template <class F>
 KOKKOS_FORCEINLINE_FUNCTION void by_type(DType t, F&& f) {
   switch (t) {
@@ -80,12 +98,7 @@ struct Interpreter {
     for (int k = 0; k < nreduce; ++k) reduce_identity(acc.v[k], slots[k]);
   }
   KOKKOS_INLINE_FUNCTION void join(Accumulators& dst, const Accumulators& src) const {
-    for (int k = 0; k < nreduce; ++k) {
-      if (slots[k].is_float)
-        dst.v[k].f64 = combine(slots[k].kind, dst.v[k].f64, src.v[k].f64);
-      else
-        dst.v[k].i64 = combine(slots[k].kind, dst.v[k].i64, src.v[k].i64);
-    }
+    join_accumulators(dst, src, slots, nreduce);
   }
 #ifdef TESSERA_KOKKOS_VOLATILE_JOIN
   KOKKOS_INLINE_FUNCTION void join(volatile Accumulators& dst, const volatile Accumulators& src) const {
@@ -305,25 +318,17 @@ ProgramImage& ProgramImages::get(const Program& program) {
 }
 
 namespace {
-// into.v[k] = combine(into.v[k], from.v[k]) for each reduction, by the program's kinds.
 struct CombinePartials {
   PartialsView into, from;
   int nreduce;
   ReduceSlot slots[kMaxReductions];
-  KOKKOS_INLINE_FUNCTION void operator()(int) const {
-    for (int k = 0; k < nreduce; ++k) {
-      if (slots[k].is_float)
-        into().v[k].f64 = combine(slots[k].kind, into().v[k].f64, from().v[k].f64);
-      else
-        into().v[k].i64 = combine(slots[k].kind, into().v[k].i64, from().v[k].i64);
-    }
-  }
+  KOKKOS_INLINE_FUNCTION void operator()(int) const { join_accumulators(into(), from(), slots, nreduce); }
 };
 }  // namespace
 
 void combine_partials(const Program& program, const PartialsView& into, const PartialsView& from) {
-  CombinePartials f{into, from, static_cast<int>(program.reduce_kinds.size()), {}};
-  for (int k = 0; k < f.nreduce; ++k) f.slots[k] = {program.reduce_kinds[k], program.reduce_float[k]};
+  CombinePartials f{into, from, 0, {}};
+  f.nreduce = reduce_slots(program, f.slots);
   Kokkos::parallel_for("tessera::reduce[combine]", Kokkos::RangePolicy<ExecSpace>(0, 1), f);
 }
 
@@ -338,8 +343,7 @@ void interpret(const std::string& label, const Program& program, const ProgramIm
   f.domain = domain;
   f.blocks_per_row = (domain.n[2] + kLanes - 1) / kLanes;
   f.ninstr = static_cast<int>(program.code.size());
-  f.nreduce = static_cast<int>(program.reduce_kinds.size());
-  for (int k = 0; k < f.nreduce; ++k) f.slots[k] = {program.reduce_kinds[k], program.reduce_float[k]};
+  f.nreduce = reduce_slots(program, f.slots);
   const std::int64_t items = domain.n[0] * domain.n[1] * f.blocks_per_row;
   // Light weight: the functor (arguments included, < 4 KiB) goes in the kernel parameters. Heavier
   // launches use constant memory, for which Kokkos makes the host wait for the previous kernel.
