@@ -51,13 +51,13 @@ TEST_F(TesseraTest, BadSlices) {
   expect_collective_error("reversed", [&] { auto v = a(slice(7, 3)); }, {"slice(7, 3)", "[7, 3)"});
   expect_collective_error("reversed negative", [&] { auto v = a(slice(-2, -5)); }, {"slice(-2, -5)", "[8, 5)"});
   auto u = ts::zeros<double>({4, 5});
-  expect_collective_error("second dimension", [&] { auto v = u(ts::all, slice(0, 6)); },
-                          {"dimension 1", "6", "(4, 5)"});
+  expect_collective_error("second dimension", [&] { auto v = u(ts::all, slice(0, 6)); }, {"axis 1", "6", "(4, 5)"});
   expect_collective_error("view of a view", [&] { auto v = u(slice(1, 3), ts::all)(slice(0, 3), ts::all); },
                           {"3", "(2, 5)"});
-  expect_collective_error("too many slices 1-D", [&] { auto v = a(slice(0, 1), slice(0, 1)); }, {"2 slices", "(10,)"});
+  expect_collective_error("too many slices 1-D", [&] { auto v = a(slice(0, 1), slice(0, 1)); },
+                          {"too many indices", "(10,)", "2 were indexed"});
   expect_collective_error("too many slices 2-D", [&] { auto v = u(ts::all, ts::all, slice(0, 1)); },
-                          {"3 slices", "(4, 5)"});
+                          {"too many indices", "(4, 5)", "3 were indexed"});
   // The valid edges are fine.
   auto ok = a(slice(-10, end)) + a(slice(0, 10));
   std::vector<double> want;

@@ -26,16 +26,39 @@ namespace tessera {
 struct End {};
 inline constexpr End end{};
 
-// A half-open range [start, stop) of one dimension; negative bounds count from the end.
+// A range [start, stop) of one axis taking every step-th element; negative bounds count from the
+// end. ts::all is the whole axis.
 struct Slice {
   std::int64_t start = 0;
   std::int64_t stop = 0;
+  std::int64_t step = 1;
   bool stop_is_end = true;
   bool whole = true;
 };
 inline constexpr Slice all{};
-constexpr Slice slice(std::int64_t start, std::int64_t stop) { return Slice{start, stop, false, false}; }
-constexpr Slice slice(std::int64_t start, End) { return Slice{start, 0, true, false}; }
+constexpr Slice slice(std::int64_t start, std::int64_t stop, std::int64_t step = 1) {
+  return Slice{start, stop, step, false, false};
+}
+constexpr Slice slice(std::int64_t start, End, std::int64_t step = 1) { return Slice{start, 0, step, true, false}; }
+
+// ts::newaxis inserts an axis of extent 1, as NumPy's None: x(ts::all, ts::newaxis) is x[:, None].
+struct NewAxis {};
+inline constexpr NewAxis newaxis{};
+
+// One entry of an index expression a(e0, e1, ...): a slice, an integer (negative from the end; the
+// axis is dropped) or ts::newaxis.
+class IndexEntry {
+ public:
+  constexpr IndexEntry(const Slice& s)
+      : spec_{detail::IndexSpec::Kind::Range, s.start, s.stop, s.step, s.stop_is_end, s.whole} {}
+  constexpr IndexEntry(NewAxis) : spec_{detail::IndexSpec::Kind::NewAxis} {}
+  template <class I, class = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
+  constexpr IndexEntry(I i) : spec_{detail::IndexSpec::Kind::Integer, static_cast<std::int64_t>(i)} {}
+  const detail::IndexSpec& spec() const { return spec_; }
+
+ private:
+  detail::IndexSpec spec_;
+};
 
 template <class T>
 class Array;
@@ -147,11 +170,13 @@ class Array {
   std::int64_t size() const { return ref_.valid() ? ref_.size() : 0; }
   int ndim() const { return ref_.valid() ? ref_.ndim() : 0; }
 
-  // Views sharing storage; dimensions not given are taken whole.
-  Array operator()(Slice s0) const { return Array(detail::slice(ref_, {spec(s0)})); }
-  Array operator()(Slice s0, Slice s1) const { return Array(detail::slice(ref_, {spec(s0), spec(s1)})); }
-  Array operator()(Slice s0, Slice s1, Slice s2) const {
-    return Array(detail::slice(ref_, {spec(s0), spec(s1), spec(s2)}));
+  // Views sharing storage, as NumPy's basic indexing: slices (with steps), integers (the axis is
+  // dropped) and ts::newaxis, in any combination; axes not given are taken whole.
+  //   a(ts::slice(0, ts::end, 2))   a(ts::all, 3)   a(-1)   x(ts::all, ts::newaxis)   A(3, -1) (0-d)
+  template <class... E>
+  Array operator()(const E&... entries) const {
+    static_assert(sizeof...(E) >= 1 && sizeof...(E) <= 6, "tessera: an index has 1 to 6 entries");
+    return Array(detail::index(ref_, {IndexEntry(entries).spec()...}));
   }
 
   // Writes values (cast to T) into this array or view. The right-hand side may read overlapping
@@ -220,7 +245,6 @@ class Array {
   const detail::ArrayRef& impl() const { return ref_; }
 
  private:
-  static detail::SliceSpec spec(const Slice& s) { return {s.start, s.stop, s.stop_is_end, s.whole}; }
   // User handles are counted apart from the runtime's references: a store with none left and no
   // later reader in the op window is a temporary that fusion never allocates.
   void hold() {

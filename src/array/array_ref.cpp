@@ -8,7 +8,7 @@ namespace tessera::detail {
 
 Shape ArrayRef::shape() const {
   Shape s(view.ndim);
-  for (int d = 0; d < view.ndim; ++d) s[d] = view.extent(d);
+  for (int d = 0; d < view.ndim; ++d) s[d] = view.extent[d];
   return s;
 }
 
@@ -45,13 +45,7 @@ Tiling balanced_tiling(const Shape& shape, const char* what) {
     volume *= e;
   }
   const ProcessGrid& grid = runtime().grid(static_cast<int>(shape.size()));
-  Tiling t;
-  t.ndim = static_cast<int>(shape.size());
-  for (int d = 0; d < t.ndim; ++d) {
-    t.cuts[d] = balanced_cuts(shape[d], grid.dim(d));
-    t.extent[d] = shape[d];
-  }
-  return t;
+  return balanced(shape, {grid.dim(0), grid.dim(1), grid.dim(2)});
 }
 
 Tiling balanced_tiling(const Shape& shape, const char* what, DType type) {
@@ -82,38 +76,131 @@ Tiling balanced_tiling(const Shape& shape, const char* what, DType type) {
 
 ArrayRef new_array(DType type, const Tiling& tiling, bool zero) {
   RuntimeState& rt = runtime();
-  Box owned = tiling.ndim == 0 ? Box{} : tiling.tile(rt.grid(tiling.ndim).coords(rt.rank()));
-  auto store = std::make_shared<Store>(type, tiling, owned, zero);
-  return ArrayRef{store, store->full()};
+  const ProcessGrid& grid = rt.grid(tiling.grid);
+  const Index3 coords = grid.coords(rt.rank());
+  // A 0-d store is on every rank; rank 0's copy counts.
+  const bool primary = tiling.ndim == 0 ? rt.rank() == 0 : tiling.primary(coords, grid.ndim());
+  auto store = std::make_shared<Store>(type, tiling, tiling.tile(coords), primary, zero);
+  return ArrayRef{store, store->whole()};
 }
 
 ArrayRef new_array_like(DType type, const ArrayRef& key) {
-  if (key.ndim() == 0) return new_array(type, Tiling{}, false);
-  Index3 extent{1, 1, 1};
-  for (int d = 0; d < key.ndim(); ++d) extent[d] = key.view.extent(d);
-  return new_array(type, key.store->tiling().restricted(key.view.lo, extent), false);
+  if (key.ndim() == 0) return new_array(type, Tiling{}, false);  // 0-d results are replicated
+  if (key.store->ndim() > 0 && !key.view.stretched()) {
+    if (auto t = induced(key.store->tiling(), key.view)) return new_array(type, *t, false);
+  }
+  return new_array(type, balanced_tiling(key.shape(), "result", type), false);
 }
 
-ArrayRef slice(const ArrayRef& a, const std::vector<SliceSpec>& slices) {
-  check_runtime(a, "slice");
-  if (static_cast<int>(slices.size()) > a.ndim())
-    raise("slice: ", slices.size(), " slices given for an array of shape ", shape_string(a.shape()));
-  ArrayRef r = a;
-  for (int d = 0; d < static_cast<int>(slices.size()); ++d) {
-    const SliceSpec& s = slices[d];
-    if (s.whole) continue;
-    const std::int64_t n = a.view.extent(d);
-    std::int64_t lo = s.start < 0 ? s.start + n : s.start;
-    std::int64_t hi = s.stop_is_end ? n : s.stop < 0 ? s.stop + n : s.stop;
-    if (lo < 0 || hi > n || lo > hi) {
-      std::string stop = s.stop_is_end ? "end" : std::to_string(s.stop);
-      raise("slice(", s.start, ", ", stop, ") on dimension ", d, " of extent ", n, " of shape ",
-            shape_string(a.shape()), " selects [", lo, ", ", hi, "): bounds must satisfy 0 <= start <= stop <= ", n);
-    }
-    r.view.lo[d] = a.view.lo[d] + lo;
-    r.view.hi[d] = a.view.lo[d] + hi;
+namespace {
+
+// [lo, hi) of a range entry on an axis of extent n, checked as tessera checks slices (bounds out
+// of range are errors, not clipped: a bad slice in an SPMD program is a bug).
+std::pair<std::int64_t, std::int64_t> resolve_range(const IndexSpec& s, int axis, std::int64_t n, const Shape& shape) {
+  if (s.whole) return {0, n};
+  if (s.step < 1)
+    raise("index: slice step ", s.step, " on axis ", axis, " of shape ", shape_string(shape),
+          ": steps must be at least 1 (tessera has no negative steps; NumPy's step 0 is an error too)");
+  const std::int64_t lo = s.start < 0 ? s.start + n : s.start;
+  const std::int64_t hi = s.stop_is_end ? n : s.stop < 0 ? s.stop + n : s.stop;
+  if (lo < 0 || hi > n || lo > hi) {
+    std::string stop = s.stop_is_end ? "end" : std::to_string(s.stop);
+    raise("slice(", s.start, ", ", stop, s.step != 1 ? ", " + std::to_string(s.step) : std::string(), ") on axis ",
+          axis, " of extent ", n, " of shape ", shape_string(shape), " selects [", lo, ", ", hi,
+          "): bounds must satisfy 0 <= start <= stop <= ", n);
   }
-  return r;
+  return {lo, hi};
+}
+
+}  // namespace
+
+ArrayRef index(const ArrayRef& a, const std::vector<IndexSpec>& entries) {
+  check_runtime(a, "index");
+  const Shape shape = a.shape();
+  int consumed = 0;
+  for (const IndexSpec& e : entries) consumed += e.kind != IndexSpec::Kind::NewAxis;
+  if (consumed > a.ndim())
+    raise("index: too many indices for an array of shape ", shape_string(shape), ": the array is ", a.ndim(),
+          "-dimensional, but ", consumed, " were indexed");
+  const View& in = a.view;
+  View out;
+  out.store_ndim = in.store_ndim;
+  out.origin = in.origin;
+  int next = 0;  // the next axis of `a` an entry applies to
+  auto add_axis = [&](std::int64_t extent, const Index3& column, const char* why) {
+    if (out.ndim == kMaxDims)
+      raise("index: ", why, " would give a view of more than ", kMaxDims, " dimensions (of shape ", shape_string(shape),
+            "); tessera arrays have 1 to 3");
+    for (int k = 0; k < kMaxDims; ++k) out.map[k][out.ndim] = column[k];
+    out.extent[out.ndim++] = extent;
+  };
+  auto column_of = [&](int d) {
+    Index3 c{0, 0, 0};
+    for (int k = 0; k < kMaxDims; ++k) c[k] = in.map[k][d];
+    return c;
+  };
+  for (const IndexSpec& e : entries) {
+    if (e.kind == IndexSpec::Kind::NewAxis) {
+      add_axis(1, Index3{0, 0, 0}, "ts::newaxis");
+      continue;
+    }
+    const int d = next++;
+    const std::int64_t n = in.extent[d];
+    const Index3 c = column_of(d);
+    if (e.kind == IndexSpec::Kind::Integer) {
+      const std::int64_t i = e.start < 0 ? e.start + n : e.start;
+      if (i < 0 || i >= n)
+        raise("index ", e.start, " is out of bounds for axis ", d, " with size ", n, " (shape ", shape_string(shape),
+              ")");
+      for (int k = 0; k < kMaxDims; ++k) out.origin[k] += c[k] * i;
+      continue;
+    }
+    const auto [lo, hi] = resolve_range(e, d, n, shape);
+    const std::int64_t step = e.whole ? 1 : e.step;
+    for (int k = 0; k < kMaxDims; ++k) out.origin[k] += c[k] * lo;
+    Index3 stepped = c;
+    for (auto& x : stepped) x *= step;
+    add_axis((hi - lo + step - 1) / step, stepped, "the index");
+  }
+  for (int d = next; d < a.ndim(); ++d) add_axis(in.extent[d], column_of(d), "the index");
+  return ArrayRef{a.store, out};
+}
+
+Shape broadcast_shapes(const char* what, const std::vector<Shape>& shapes) {
+  Shape out;
+  for (const Shape& s : shapes) out.resize(std::max(out.size(), s.size()), 1);
+  for (const Shape& s : shapes) {
+    const std::size_t pad = out.size() - s.size();
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      std::int64_t& o = out[pad + d];
+      if (s[d] == o || s[d] == 1) continue;
+      if (o == 1) {
+        o = s[d];
+        continue;
+      }
+      std::string list;
+      for (const Shape& x : shapes) list += (list.empty() ? "" : " and ") + shape_string(x);
+      raise(what, ": operands could not be broadcast together with shapes ", list);
+    }
+  }
+  return out;
+}
+
+View broadcast_view(const ArrayRef& a, const Shape& shape) {
+  const View& in = a.view;
+  const int nd = static_cast<int>(shape.size());
+  const int pad = nd - in.ndim;
+  View v;
+  v.ndim = nd;
+  v.store_ndim = in.store_ndim;
+  v.origin = in.origin;
+  for (int d = 0; d < nd; ++d) {
+    v.extent[d] = shape[d];
+    const int from = d - pad;
+    if (from < 0 || in.extent[from] != shape[d]) continue;  // a new or stretched axis: a zero column
+    for (int k = 0; k < kMaxDims; ++k) v.map[k][d] = in.map[k][from];
+  }
+  return v;
 }
 
 }  // namespace tessera::detail

@@ -20,7 +20,7 @@ namespace detail {
 
 struct ArrayRef {
   std::shared_ptr<Store> store;
-  Box view;  // store coordinates
+  View view;  // which elements of the store (partition/view.hpp)
 
   bool valid() const { return store != nullptr; }
   DType dtype() const { return store->dtype(); }
@@ -68,17 +68,42 @@ ArrayRef from_host_bytes(DType type, const Shape& shape, const char* data, std::
 ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands, const std::vector<DType>& cast_to,
                DType op_type, DType result, const ArrayRef* target = nullptr);
 
-// Views and copies.
-struct SliceSpec {
-  std::int64_t start = 0, stop = 0;
+// Views and copies. One entry of an index expression: a range (start, stop, step), an integer
+// (drops the axis) or a new axis of extent 1.
+struct IndexSpec {
+  enum class Kind : std::uint8_t { Range, Integer, NewAxis };
+  Kind kind = Kind::Range;
+  std::int64_t start = 0, stop = 0, step = 1;
   bool stop_is_end = false, whole = false;
 };
-ArrayRef slice(const ArrayRef& a, const std::vector<SliceSpec>& slices);
+ArrayRef index(const ArrayRef& a, const std::vector<IndexSpec>& entries);
 void assign(const ArrayRef& target, const Operand& source);
+
+// NumPy's broadcasting: the shape operands of these shapes combine to (shapes aligned at the
+// right, axes of length 1 or missing stretch); tessera::Error naming the shapes otherwise.
+Shape broadcast_shapes(const char* what, const std::vector<Shape>& shapes);
+// The view of `a` seen as an array of `shape` (a broadcast result shape of a's shape).
+View broadcast_view(const ArrayRef& a, const Shape& shape);
 
 // Reductions to 0-d arrays (`second` for dot).
 ArrayRef reduce(const char* what, ReduceKind kind, const ArrayRef& a, const ArrayRef* second, DType compute,
                 DType result, Finalize finalize, bool square);
+
+// The same elements as a box view: `a` itself when its view is a box (or a 0-d store), else a
+// copy of the view into an array of its own, kept from being a temporary (a user reference) for
+// this object's lifetime. Gathers and checkpoints read boxes.
+class BoxView {
+ public:
+  explicit BoxView(const ArrayRef& a);
+  ~BoxView();
+  BoxView(const BoxView&) = delete;
+  BoxView& operator=(const BoxView&) = delete;
+  const ArrayRef& ref() const { return ref_; }
+
+ private:
+  ArrayRef ref_;
+  bool copied_ = false;
+};
 
 // Host interop.
 std::vector<char> gather_bytes(const ArrayRef& a);  // row-major, every rank

@@ -58,33 +58,52 @@ std::vector<Operand> without_overlap(const std::vector<Operand>& operands, const
   return out;
 }
 
+// The shape an elementwise operation computes: its operands' shapes broadcast together (NumPy's
+// rules), which a target must already have.
+Shape result_shape(const char* what, const std::vector<Operand>& operands, const ArrayRef* target) {
+  std::vector<Shape> shapes;
+  for (const Operand& o : operands)
+    if (o.is_array) shapes.push_back(o.array.shape());
+  if (!target) {
+    if (shapes.empty()) raise("internal: ", what, " has no array operand");
+    return broadcast_shapes(what, shapes);
+  }
+  const Shape out = target->shape();
+  for (const Shape& s : shapes) {
+    bool fits = s.size() <= out.size();
+    for (std::size_t d = 0; d < s.size() && fits; ++d) {
+      const std::int64_t o = out[out.size() - s.size() + d];
+      fits = s[d] == o || s[d] == 1;
+    }
+    if (!fits)
+      raise(what, ": cannot write a value of shape ", shape_string(s), " into an array of shape ", shape_string(out),
+            " (the shapes do not broadcast to it)");
+  }
+  return out;
+}
+
+// The store a new result lives in: aligned with the first operand that has the result's shape
+// unstretched (key-partition inheritance), else dealt over the grid like a new array.
+ArrayRef new_result(const char* what, DType type, const Shape& shape, const std::vector<Operand>& operands) {
+  if (shape.empty()) return new_array(type, Tiling{}, false);
+  for (const Operand& o : operands)
+    if (o.is_array && o.array.store->ndim() > 0 && o.array.shape() == shape) return new_array_like(type, o.array);
+  return new_array(type, balanced_tiling(shape, what, type), false);
+}
+
 }  // namespace
 
 ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands_in, const std::vector<DType>& cast_to,
                DType op_type, DType result, const ArrayRef* target) {
   RuntimeState& rt = runtime();
-  const ArrayRef* key = target;
-  for (const Operand& o : operands_in) {
-    if (!o.is_array) continue;
-    check_runtime(o.array, what);
-    if (!key || (key->ndim() == 0 && o.array.ndim() > 0 && !target)) key = &o.array;
-  }
+  for (const Operand& o : operands_in)
+    if (o.is_array) check_runtime(o.array, what);
   if (target) check_runtime(*target, what);
-  if (!key) raise("internal: ", what, " has no array operand");
-  for (const Operand& o : operands_in) {
-    if (!o.is_array || o.array.ndim() == 0) continue;
-    if (o.array.shape() != key->shape()) {
-      if (target)
-        raise(what, ": cannot write a value of shape ", shape_string(o.array.shape()), " into an array of shape ",
-              shape_string(key->shape()));
-      raise(what, ": shape mismatch between operands of shapes ", shape_string(key->shape()), " and ",
-            shape_string(o.array.shape()));
-    }
-  }
+  const Shape shape = result_shape(what, operands_in, target);
   for (std::size_t i = 0; i < operands_in.size(); ++i) check_scalar_fits(what, operands_in[i], cast_to[i]);
   std::vector<UserRef> held;
   const std::vector<Operand> operands = target ? without_overlap(operands_in, *target, held) : operands_in;
-  ArrayRef out = target ? *target : new_array_like(result, *key);
+  ArrayRef out = target ? *target : new_result(what, result, shape, operands);
 
   Task task;
   ProgramBuilder b(task);
@@ -92,7 +111,10 @@ ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const Operand& o = operands[i];
     if (o.is_array) {
-      int arg = b.arg(o.array.store, o.array.view, false);
+      // Each operand is read through its view broadcast to the result's shape (stride 0 along the
+      // stretched axes: never copied); 0-d stores are replicated and read as they are.
+      const View view = o.array.store->ndim() == 0 ? o.array.view : broadcast_view(o.array, shape);
+      int arg = b.arg(o.array.store, view, false);
       regs.push_back(b.cast(b.load(arg, o.array.dtype()), o.array.dtype(), cast_to[i]));
     } else {
       regs.push_back(b.constant(scalar_as(o, cast_to[i]), cast_to[i]));

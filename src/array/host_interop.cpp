@@ -13,9 +13,23 @@ namespace {
 constexpr int kGatherTag = 300;  // halos use 100+, redistributions 200+ (comm/exchange.cpp)
 }  // namespace
 
-std::vector<char> gather_bytes(const ArrayRef& a) {
-  check_runtime(a, "to_host");
+BoxView::BoxView(const ArrayRef& a) : ref_(a) {
+  if (a.store->ndim() == 0 || a.view.is_box()) return;
+  // Steps, indices, new axes: one copy kernel, then the parts are boxes again.
+  ref_ = apply("copy", OpCode::Load, {Operand::of(a)}, {a.dtype()}, a.dtype(), a.dtype());
+  ref_.store->add_user_ref();  // read after the flush: not a temporary
+  copied_ = true;
+}
+
+BoxView::~BoxView() {
+  if (copied_) ref_.store->drop_user_ref();
+}
+
+std::vector<char> gather_bytes(const ArrayRef& in) {
+  check_runtime(in, "to_host");
   RuntimeState& rt = runtime();
+  const BoxView box_view(in);
+  const ArrayRef& a = box_view.ref();
   flush_window();
   ScopedRegion region("tessera::gather");
   rt.stats().gathers++;
@@ -32,12 +46,16 @@ std::vector<char> gather_bytes(const ArrayRef& a) {
   }
 
   // The pieces in rank order: what each rank owns of the view (every rank can compute them all).
-  const ProcessGrid& grid = rt.grid(s.ndim());
+  // Where the tiling holds copies, only the copy that counts is gathered.
+  const ProcessGrid& grid = rt.grid(s.tiling().grid);
   const int me = rt.rank(), nranks = rt.size();
+  const Box view = a.view.box();
   std::vector<Box> pieces(nranks);
   std::vector<std::size_t> offset(nranks + 1, 0);
   for (int r = 0; r < nranks; ++r) {
-    pieces[r] = intersect(a.view, s.tiling().tile(grid.coords(r)));
+    const Index3 coords = grid.coords(r);
+    pieces[r] = intersect(view, s.tiling().tile(coords));
+    if (!s.tiling().primary(coords, grid.ndim())) pieces[r].hi[0] = pieces[r].lo[0];
     offset[r + 1] = offset[r] + static_cast<std::size_t>(pieces[r].volume()) * esize;
   }
   const std::size_t total = offset[nranks];
@@ -64,7 +82,7 @@ std::vector<char> gather_bytes(const ArrayRef& a) {
   }
 
   std::vector<char> out(static_cast<std::size_t>(a.size()) * esize);
-  const Layout global = Layout::row_major(a.view);
+  const Layout global = Layout::row_major(view);
   for (int r = 0; r < nranks; ++r) {
     std::size_t at = offset[r];
     for_each_row(pieces[r], [&](const Index3& first, std::int64_t length) {

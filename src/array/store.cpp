@@ -36,8 +36,8 @@ void recycle(Kokkos::View<char*, MemSpace>&& buffer) {
   if (runtime_active()) runtime().pool().give_back(std::move(buffer));
 }
 
-Store::Store(DType dtype, const Tiling& tiling, const Box& owned, bool initialize_zero)
-    : dtype_(dtype), tiling_(tiling), owned_(owned), zero_(initialize_zero) {
+Store::Store(DType dtype, const Tiling& tiling, const Box& owned, bool primary, bool initialize_zero)
+    : dtype_(dtype), tiling_(tiling), owned_(owned), primary_(primary), zero_(initialize_zero) {
   RuntimeState& rt = runtime();
   id_ = rt.next_store_id();
   rt.register_store(this);

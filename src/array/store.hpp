@@ -13,6 +13,7 @@
 #include "tessera/core/dtype.hpp"
 #include "tessera/core/kokkos_compat.hpp"
 #include "tessera/partition/tiling.hpp"
+#include "tessera/partition/view.hpp"
 
 namespace tessera::detail {
 
@@ -30,7 +31,9 @@ struct Layout {
 
 class Store {
  public:
-  Store(DType dtype, const Tiling& tiling, const Box& owned, bool initialize_zero);
+  // `owned`: this rank's tile; `primary`: whether this rank's copy of it is the one that counts
+  // where a tiling holds copies (partition/tiling.hpp): gathers and checkpoints read that one.
+  Store(DType dtype, const Tiling& tiling, const Box& owned, bool primary, bool initialize_zero);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -40,7 +43,9 @@ class Store {
   std::uint64_t id() const { return id_; }
   const Tiling& tiling() const { return tiling_; }
   const Box& owned() const { return owned_; }
+  bool primary() const { return primary_; }
   Box full() const;
+  View whole() const { return View::of_box(full()); }
   Box allocated() const;
   Layout layout() const { return Layout::row_major(allocated()); }
   // The device buffer, allocated on first use: a store that only ever lives in registers of a
@@ -93,6 +98,7 @@ class Store {
   std::uint64_t spare_writes_ = 0;       // writes_ when spare_ was given up
   std::uint64_t id_;
   int user_refs_ = 0;
+  bool primary_ = true;
   bool zero_ = false;
   bool released_ = false;
 };

@@ -16,6 +16,18 @@ int geometric_tag(const ProcessGrid& grid, int src, int dst, bool halo) {
   return (halo ? 100 : 200) + code;
 }
 
+// Where a store's tiling holds copies, the receiver takes each piece from the copy at its own
+// coordinates along the copying grid axes: every piece has exactly one sender, and the ranks of a
+// grid row read their row's copy.
+bool serves(const Tiling& t, const ProcessGrid& store_grid, int sender, int receiver) {
+  const unsigned copies = t.ndim == 0 ? 0 : t.replicated_axes(store_grid.ndim());
+  if (copies == 0) return true;
+  const Index3 a = store_grid.coords(sender), b = store_grid.coords(receiver);
+  for (int g = 0; g < store_grid.ndim(); ++g)
+    if ((copies & (1u << g)) && a[g] != b[g]) return false;
+  return true;
+}
+
 }  // namespace
 
 Fetch::Fetch(Communicator& comm, const ProcessGrid& grid, std::vector<FetchRequest> requests, std::string label)
@@ -31,16 +43,17 @@ Fetch::Fetch(Communicator& comm, const ProcessGrid& grid, std::vector<FetchReque
     const int esize = size_of(s.dtype());
     const Box& mine = s.owned();
     const Box& my_need = req.needed[me];
+    const ProcessGrid& store_grid = req.store_grid ? *req.store_grid : grid;
     for (int q = 0; q < nranks; ++q) {
       if (q == me) continue;
-      Box owned_q = s.tiling().tile(grid.coords(q));
+      Box owned_q = s.tiling().tile(store_grid.coords(q));
       Box in = intersect(my_need, owned_q);
-      if (!in.empty()) {
+      if (!in.empty() && serves(s.tiling(), store_grid, q, me)) {
         to_receive_[q].push_back({&req, in, receive_bytes[q]});
         receive_bytes[q] += static_cast<std::size_t>(in.volume()) * esize;
       }
       Box out = intersect(req.needed[q], mine);
-      if (!out.empty()) {
+      if (!out.empty() && serves(s.tiling(), store_grid, me, q)) {
         to_send[q].push_back({&req, out, send_bytes[q]});
         send_bytes[q] += static_cast<std::size_t>(out.volume()) * esize;
       }

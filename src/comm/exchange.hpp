@@ -24,7 +24,8 @@ struct FetchRequest {
   std::vector<Box> needed;  // per rank, in store coordinates
   char* destination = nullptr;
   Layout destination_layout;
-  bool in_place = false;  // the destination is the store's own buffer (a halo)
+  bool in_place = false;                    // the destination is the store's own buffer (a halo)
+  const ProcessGrid* store_grid = nullptr;  // the grid the store's tiling deals over (default: the fetch's)
 };
 
 // A fetch in flight: the constructor packs and posts every message, finish() waits for them and

@@ -62,9 +62,10 @@ std::uint64_t hash_task(const Task& t) {
     const Store& s = *a.store;
     h = fold(h, s.id() << 16 | std::uint64_t(s.dtype()) << 8 | std::uint64_t(a.view.ndim) << 2 |
                     std::uint64_t(a.written) << 1 | std::uint64_t(a.created));
-    for (int d = 0; d < a.view.ndim; ++d) {
-      h = fold(h, static_cast<std::uint64_t>(a.view.lo[d]));
-      h = fold(h, static_cast<std::uint64_t>(a.view.hi[d]));
+    for (int d = 0; d < kMaxDims; ++d) {
+      h = fold(h, static_cast<std::uint64_t>(a.view.extent[d]));
+      h = fold(h, static_cast<std::uint64_t>(a.view.origin[d]));
+      for (int k = 0; k < kMaxDims; ++k) h = fold(h, static_cast<std::uint64_t>(a.view.map[k][d]));
       h = fold(h, static_cast<std::uint64_t>(s.tiling().extent[d]));
     }
   }
@@ -102,7 +103,7 @@ std::string shape_text(const Index3& extent, int ndim) {
 StreamCheck::OpRecord StreamCheck::record_of(const Task& t) {
   OpRecord r;
   r.label = t.label;
-  auto operand = [](const Store& s, const Box& view, bool written) {
+  auto operand = [](const Store& s, const View& view, bool written) {
     return OpRecord::Operand{s.id(), s.dtype(), s.tiling().extent, view, written};
   };
   for (const Arg& a : t.args) r.operands.push_back(operand(*a.store, a.view, a.written));
@@ -116,7 +117,7 @@ StreamCheck::OpRecord StreamCheck::record_of(const Task& t) {
     }
   }
   for (std::size_t k = 0; k < t.reductions.size(); ++k)
-    r.reductions.emplace_back(t.program.reduce_kinds[k], operand(*t.reductions[k].out, Box{}, true));
+    r.reductions.emplace_back(t.program.reduce_kinds[k], operand(*t.reductions[k].out, View{}, true));
   return r;
 }
 
@@ -130,7 +131,7 @@ std::string StreamCheck::describe(const OpRecord& r) {
   const char* sep = ": ";
   auto operand = [&](const OpRecord::Operand& a, const char* verb) {
     out << sep << verb << " array#" << a.id << " (" << tessera::name(a.dtype) << ", shape "
-        << shape_text(a.shape, a.view.ndim) << ", view " << a.view << ")";
+        << shape_text(a.shape, a.view.store_ndim) << ", view " << a.view << ")";
     sep = ", ";
   };
   for (const auto& a : r.operands)

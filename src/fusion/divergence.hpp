@@ -76,7 +76,7 @@ class StreamCheck {
       std::uint64_t id;
       DType dtype;
       Index3 shape;
-      Box view;
+      View view;
       bool written;
     };
     std::string label;

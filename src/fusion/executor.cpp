@@ -22,11 +22,17 @@ enum class Access { Replicated, Aligned, Local, Halo, Redistributed };
 // Tile coordinates of dimension d of an ndim-array in the padded 3-D domain.
 int padded(int ndim, int d) { return 3 - ndim + d; }
 
-Accessor accessor_for(char* ptr, const Layout& layout, const Index3& first, int ndim) {
+// Element `first` (view coordinates) of `view` and its neighbours along each view dimension, in a
+// buffer of this layout: strides are the layout's, through the view's map (0 on stretched axes).
+Accessor accessor_for(char* ptr, const Layout& layout, const View& view, const Index3& first) {
   Accessor a;
   a.ptr = ptr;
-  a.origin = layout.offset(first);
-  for (int d = 0; d < ndim; ++d) a.stride[padded(ndim, d)] = layout.stride[d];
+  a.origin = layout.offset(view.store_index(first));
+  for (int d = 0; d < view.ndim; ++d) {
+    std::int64_t stride = 0;
+    for (int k = 0; k < view.store_ndim; ++k) stride += layout.stride[k] * view.map[k][d];
+    a.stride[padded(view.ndim, d)] = stride;
+  }
   return a;
 }
 
@@ -35,12 +41,6 @@ Accessor accessor_for(char* ptr, const Layout& layout, const Index3& first, int 
 std::string region_label(const char* prefix, const std::string& kernel) {
   const std::string inner = kernel.rfind("tessera::", 0) == 0 ? kernel.substr(9) : kernel;
   return prefix + inner + "]";
-}
-
-Index3 view_extent(const Box& view) {
-  Index3 e{1, 1, 1};
-  for (int d = 0; d < view.ndim; ++d) e[d] = view.extent(d);
-  return e;
 }
 
 // The part of this rank's launch tile that reads none of the cells `exchanged` fetches: there
@@ -54,9 +54,7 @@ Box interior(const Box& tile, const Launch& task, const std::vector<Access>& acc
     if (access[i] != Access::Halo ||
         std::none_of(exchanged.begin(), exchanged.end(), [&](const FetchRequest& r) { return r.store == s; }))
       continue;
-    Index3 back{0, 0, 0};
-    for (int d = 0; d < tile.ndim; ++d) back[d] = -arg.view.lo[d];
-    inside = intersect(inside, shifted(s->owned(), back));
+    inside = intersect(inside, arg.view.preimage(s->owned()));
   }
   return inside;
 }
@@ -110,9 +108,10 @@ void finalize_reductions(const Launch& task, const PartialsView& partials, bool 
   }
 }
 
-// The owned part of `arg`'s store outside the view a renaming launch writes: the frame.
+// The owned part of `arg`'s store outside the view a renaming launch writes: the frame. (Only box
+// views are renamed: the planner's rule 3.)
 std::vector<Box> frame_of(const Arg& arg, const Box& tile) {
-  return subtract(arg.store->owned(), shifted(tile, arg.view.lo));
+  return subtract(arg.store->owned(), arg.view.bounds(tile));
 }
 
 // After the kernel wrote `arg`'s view of this rank's tile into `written`: copies the frame from the
@@ -134,28 +133,107 @@ std::int64_t adopt_renamed(const Arg& arg, const std::vector<Box>& frame, Kokkos
   return 2 * volume * size_of(s.dtype());
 }
 
+// How argument `arg` of a launch over `launch` reads its store on this rank: with no other rank
+// (Aligned, Local), from its own ghost cells after a halo exchange of `lo`/`hi` cells per store
+// dimension (Halo), or from a buffer that a redistribution fills with `need[me]` (Redistributed).
+// Every rank decides the same from global metadata, so all take part in the same exchanges.
+struct Classified {
+  Access access = Access::Aligned;
+  Index3 lo{0, 0, 0}, hi{0, 0, 0};
+  std::vector<Box> need;  // Redistributed: per rank, the store box it reads
+};
+
+Classified classify(const Arg& arg, const Tiling& launch, const ProcessGrid& grid, int nranks) {
+  Classified c;
+  const Store& s = *arg.store;
+  const std::optional<Tiling> t = induced(s.tiling(), arg.view);
+  if (t && t->aligned(launch)) return c;
+  if (nranks == 1) {  // one rank holds every store whole: any view is read in place
+    c.access = Access::Local;
+    return c;
+  }
+  const Tiling& st = s.tiling();
+  // A box view over the same cuts with unit steps (the stencil case): the shift of the offsets is
+  // the halo, an O(ndim) decision.
+  bool unit = t && arg.view.is_box() && t->same_cuts(launch);
+  for (int d = 0; d < launch.ndim && unit; ++d) unit = !t->cuts[d] || t->step[d] == 1;
+  if (unit) {
+    bool halo = true;
+    for (int d = 0; d < launch.ndim && halo; ++d) {
+      if (!t->cuts[d]) continue;  // not cut: every rank holds the whole dimension
+      const std::int64_t shift = t->offset[d] - launch.offset[d];
+      // A halo up to the width of the narrowest tile comes from the neighbours (a store of 2 rows
+      // on 2 ranks still exchanges its single-row halos); anything wider is a redistribution.
+      if (std::abs(shift) > t->cuts[d]->min_nonempty_width) halo = false;
+      c.lo[d] = std::max<std::int64_t>(0, -shift);
+      c.hi[d] = std::max<std::int64_t>(0, shift);
+    }
+    if (halo) {
+      c.access = Access::Halo;
+      return c;
+    }
+  }
+  // Anything else (steps, fixed or new axes, broadcast operands, transposes): the store box every
+  // rank's part of the launch reads, against what that rank holds.
+  const ProcessGrid& store_grid = runtime().grid(st.grid);
+  c.need.resize(nranks);
+  bool local = true, halo = true;
+  for (int r = 0; r < nranks; ++r) {
+    const Box part = launch.tile(grid.coords(r));
+    c.need[r] = arg.view.bounds(part);
+    if (c.need[r].empty()) continue;
+    const Box held = st.tile(store_grid.coords(r));
+    if (!held.contains(c.need[r])) local = false;
+    if (held.empty()) {
+      halo = false;
+      continue;
+    }
+    for (int k = 0; k < st.ndim; ++k) {
+      c.lo[k] = std::max(c.lo[k], held.lo[k] - c.need[r].lo[k]);
+      c.hi[k] = std::max(c.hi[k], c.need[r].hi[k] - held.hi[k]);
+    }
+  }
+  if (local) {
+    c.access = Access::Local;
+    return c;
+  }
+  // A halo is a bloated tile of the launch's own partition: a view over the same cuts (a step or
+  // a transpose of it) whose reads reach at most the narrowest tile's width past what a rank holds.
+  // Other partitions are redistributed.
+  halo = halo && t && t->grid == launch.grid;
+  for (int d = 0; d < launch.ndim && halo; ++d)
+    halo = t->cuts[d] == launch.cuts[d] && (!t->cuts[d] || t->axis[d] == launch.axis[d]);
+  for (int k = 0; k < st.ndim && halo; ++k) {
+    const std::int64_t widest = st.cuts[k] ? st.cuts[k]->min_nonempty_width : 0;
+    halo = c.lo[k] <= widest && c.hi[k] <= widest;
+  }
+  c.access = halo ? Access::Halo : Access::Redistributed;
+  return c;
+}
+
 }  // namespace
 
 ExecReport execute(const Launch& task) {
   ExecReport report;
   RuntimeState& rt = runtime();
   const Arg& key = task.domain;
-  const int ndim = key.store->ndim();
-  const ProcessGrid& grid = rt.grid(ndim);
-  const Index3 my_coords = grid.coords(rt.rank());
 
-  // The launch domain: the key view's tiling; this rank computes its tile.
-  const Index3 domain_extent = view_extent(key.view);
-  const Tiling launch = key.store->tiling().restricted(key.view.lo, domain_extent);
-  const Box tile = ndim == 0 ? Box{} : launch.tile(my_coords);
+  // The launch domain: the tiling the key view induces; this rank computes its tile.
+  const std::optional<Tiling> induced_launch = induced(key.store->tiling(), key.view);
+  if (!induced_launch) raise("internal: the launch domain of ", *task.label, " is not a separable view");
+  const Tiling& launch = *induced_launch;
+  const int ndim = launch.ndim;
+  const ProcessGrid& grid = rt.grid(launch.grid);
+  const Box tile = launch.tile(grid.coords(rt.rank()));
+  const bool replicated_domain = key.store->ndim() == 0;  // every rank computes all of it
 
   const std::size_t nargs = task.args.size();
   std::vector<Access> access(nargs, Access::Aligned);
   std::vector<FetchRequest> halos;
   std::vector<std::pair<Index3, Index3>> halo_widths;  // parallel to `halos`
   std::vector<Kokkos::View<char*, MemSpace>> temporaries(nargs);
+  std::vector<Box> redistributed(nargs);  // the store box a temporary holds
   std::vector<FetchRequest> moves;
-  std::vector<std::size_t> move_arg;
 
   for (std::size_t i = 0; i < nargs; ++i) {
     const Arg& arg = task.args[i];
@@ -164,48 +242,28 @@ ExecReport execute(const Launch& task) {
       access[i] = Access::Replicated;
       continue;
     }
-    if (s.ndim() != ndim || view_extent(arg.view) != domain_extent)
+    if (arg.view.ndim != ndim || arg.view.extent != key.view.extent)
       raise("internal: argument ", i, " of ", *task.label, " has view ", arg.view, " but the domain is ", key.view);
-    const Tiling t = s.tiling().restricted(arg.view.lo, domain_extent);
-    if (t.aligned(launch)) continue;
-    if (arg.written)
+    Classified c = classify(arg, launch, grid, rt.size());
+    access[i] = c.access;
+    if (c.access != Access::Aligned && arg.written)
       raise("internal: ", *task.label, " writes argument ", i, " through a view not aligned with its domain");
-    // One rank owns every store whole: any view is read in place, nothing moves.
-    if (rt.size() == 1) {
-      access[i] = Access::Local;
-      continue;
-    }
-    bool halo = t.same_cuts(launch);
-    Index3 lo{0, 0, 0}, hi{0, 0, 0};
-    for (int d = 0; d < ndim && halo; ++d) {
-      const std::int64_t shift = t.offset[d] - launch.offset[d];
-      // A halo up to the width of the narrowest tile comes from the neighbours (a store of 2 rows
-      // on 2 ranks still exchanges its single-row halos); anything wider is a redistribution.
-      if (std::abs(shift) > s.tiling().cuts[d]->min_nonempty_width) halo = false;
-      lo[d] = std::max<std::int64_t>(0, -shift);
-      hi[d] = std::max<std::int64_t>(0, shift);
-    }
-    if (halo) {
-      access[i] = Access::Halo;
+    if (c.access == Access::Halo) {
       auto it = std::find_if(halos.begin(), halos.end(), [&](const FetchRequest& r) { return r.store == &s; });
       if (it == halos.end()) {
         halos.push_back(FetchRequest{&s, {}, nullptr, {}, true});
-        halo_widths.push_back({lo, hi});
+        halo_widths.push_back({c.lo, c.hi});
       } else {
         auto& w = halo_widths[it - halos.begin()];
-        for (int d = 0; d < ndim; ++d)
-          w.first[d] = std::max(w.first[d], lo[d]), w.second[d] = std::max(w.second[d], hi[d]);
+        for (int d = 0; d < s.ndim(); ++d)
+          w.first[d] = std::max(w.first[d], c.lo[d]), w.second[d] = std::max(w.second[d], c.hi[d]);
       }
-    } else {
-      access[i] = Access::Redistributed;
-      Box need = shifted(tile, arg.view.lo);
-      temporaries[i] =
-          allocate(static_cast<std::size_t>(need.volume()) * size_of(s.dtype()), "tessera::redistribute", false);
-      FetchRequest req{&s, {}, temporaries[i].data(), Layout::row_major(need), false};
-      req.needed.resize(rt.size());
-      for (int r = 0; r < rt.size(); ++r) req.needed[r] = shifted(launch.tile(grid.coords(r)), arg.view.lo);
-      moves.push_back(std::move(req));
-      move_arg.push_back(i);
+    } else if (c.access == Access::Redistributed) {
+      redistributed[i] = c.need[rt.rank()];
+      temporaries[i] = allocate(static_cast<std::size_t>(redistributed[i].volume()) * size_of(s.dtype()),
+                                "tessera::redistribute", false);
+      moves.push_back(FetchRequest{&s, std::move(c.need), temporaries[i].data(), Layout::row_major(redistributed[i]),
+                                   false, &rt.grid(s.tiling().grid)});
     }
   }
 
@@ -228,17 +286,18 @@ ExecReport execute(const Launch& task) {
     Store& s = *halos[h].store;
     auto [lo, hi] = halo_widths[h];
     bool covered = true;
-    for (int d = 0; d < ndim; ++d) {
+    for (int d = 0; d < s.ndim(); ++d) {
       covered = covered && lo[d] <= s.valid_lo()[d] && hi[d] <= s.valid_hi()[d];
       lo[d] = std::max(lo[d], s.valid_lo()[d]);
       hi[d] = std::max(hi[d], s.valid_hi()[d]);
     }
     if (covered || rt.size() == 1) continue;  // one rank owns the whole store: nothing to fetch
     s.ensure_ghosts(lo, hi);
-    FetchRequest req{&s, {}, s.data(), s.layout(), true};
+    const ProcessGrid& store_grid = rt.grid(s.tiling().grid);
+    FetchRequest req{&s, {}, s.data(), s.layout(), true, &store_grid};
     req.needed.resize(rt.size());
     for (int r = 0; r < rt.size(); ++r)
-      req.needed[r] = intersect(bloat(s.tiling().tile(grid.coords(r)), lo, hi), s.full());
+      req.needed[r] = intersect(bloat(s.tiling().tile(store_grid.coords(r)), lo, hi), s.full());
     exchange.push_back(std::move(req));
     s.set_valid(lo, hi);
     if (rt.logging(LogTopic::Comm)) halo_log << " store#" << s.id();
@@ -282,7 +341,7 @@ ExecReport execute(const Launch& task) {
     } else if (access[i] == Access::Replicated) {
       base[i] = s.data();
     } else if (access[i] == Access::Redistributed) {
-      base[i] = temporaries[i].data(), layout[i] = Layout::row_major(shifted(tile, arg.view.lo));
+      base[i] = temporaries[i].data(), layout[i] = Layout::row_major(redistributed[i]);
     } else {
       base[i] = s.data(), layout[i] = s.layout();
     }
@@ -294,7 +353,7 @@ ExecReport execute(const Launch& task) {
       if (access[i] == Access::Replicated)
         a[i].ptr = base[i];
       else
-        a[i] = accessor_for(base[i], layout[i], shifted(part, task.args[i].view.lo).lo, ndim);
+        a[i] = accessor_for(base[i], layout[i], task.args[i].view, part.lo);
     }
     return a;
   };
@@ -305,8 +364,9 @@ ExecReport execute(const Launch& task) {
       domain.n[padded(ndim, d)] = part.extent(d);
       domain.global_origin[padded(ndim, d)] = part.lo[d];
       domain.global_stride[padded(ndim, d)] = stride;
-      stride *= domain_extent[d];
+      stride *= key.view.extent[d];
     }
+    if (ndim == 0) domain.n[0] = part.volume();  // a 0-d view's element lives on one rank
     return domain;
   };
 
@@ -360,7 +420,7 @@ ExecReport execute(const Launch& task) {
     if (arg.written && !arg.renamed) arg.store->mark_written();  // a renamed one was adopted
   if (rt.logging(LogTopic::Exec)) rt.log(LogTopic::Exec, *task.label + ": " + task.program->describe());
   for (auto& t : temporaries) recycle(std::move(t));
-  if (!task.reductions.empty()) finalize_reductions(task, partials, ndim == 0);
+  if (!task.reductions.empty()) finalize_reductions(task, partials, replicated_domain);
   recycle(std::move(partials_buffer));
   recycle(std::move(part_buffer));
   return report;

@@ -13,7 +13,7 @@ namespace tessera::detail {
 
 struct PlannedArg {
   int store = 0;  // canonical store number
-  Box view;
+  View view;
   bool written = false;
   bool renamed = false;  // see Arg::renamed
 };

@@ -56,11 +56,8 @@ std::string short_name(const std::string& label) {
 
 bool is_scalar_domain(const Task& t) { return t.args[t.key].store->ndim() == 0; }
 
-Tiling launch_tiling(const Arg& key) {
-  Index3 extent{1, 1, 1};
-  for (int d = 0; d < key.view.ndim; ++d) extent[d] = key.view.extent(d);
-  return key.store->tiling().restricted(key.view.lo, extent);
-}
+// Launch domains are views that induce a tiling (every view the API makes does).
+Tiling launch_tiling(const Arg& key) { return induced(key.store->tiling(), key.view).value_or(Tiling{}); }
 
 }  // namespace
 
@@ -93,7 +90,15 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
                          std::uint64_t(a.created) << 9 | std::uint64_t(a.store->user_refs() > 0) << 10 |
                          std::uint64_t(tl.ndim) << 12);
       for (int d = 0; d < kMaxDims; ++d) {
-        oh = mix64(oh, static_cast<std::uint64_t>(a.view.lo[d]) * 31 + static_cast<std::uint64_t>(a.view.hi[d]));
+        oh =
+            mix64(oh, static_cast<std::uint64_t>(a.view.origin[d]) * 31 + static_cast<std::uint64_t>(a.view.extent[d]));
+        oh = mix64(oh, static_cast<std::uint64_t>(a.view.map[d][0]) |
+                           static_cast<std::uint64_t>(a.view.map[d][1]) << 21 |
+                           static_cast<std::uint64_t>(a.view.map[d][2]) << 42 |
+                           static_cast<std::uint64_t>(a.view.ndim * 4 + a.view.store_ndim) << 60);
+        oh = mix64(oh, static_cast<std::uint64_t>(tl.step[d]) | static_cast<std::uint64_t>(tl.axis[d]) << 32 |
+                           static_cast<std::uint64_t>(tl.fixed[d] + 1) << 40 |
+                           static_cast<std::uint64_t>(tl.grid) << 48);
         oh = mix64(oh, reinterpret_cast<std::uintptr_t>(tl.cuts[d].get()) ^ static_cast<std::uint64_t>(tl.offset[d]) ^
                            (static_cast<std::uint64_t>(tl.extent[d]) << 32));
       }
@@ -121,13 +126,12 @@ namespace {
 
 struct ViewKey {
   int store;
-  Box view;
+  View view;
   bool renamed = false;  // the fresh buffer of a renamed store, apart from its current one
   bool operator<(const ViewKey& o) const {
     if (store != o.store) return store < o.store;
     if (renamed != o.renamed) return renamed < o.renamed;
-    if (view.lo != o.view.lo) return view.lo < o.view.lo;
-    return view.hi < o.view.hi;
+    return view < o.view;
   }
 };
 
@@ -172,9 +176,9 @@ class Planner {
 
   // Rule 3 is lifted by renaming when the write covers at least half of the store: the frame
   // copy then moves at most as much as the write itself.
-  bool can_rename(int store, const Box& view) const {
+  bool can_rename(int store, const View& view) const {
     const Store& s = *w_.stores[store];
-    return s.ndim() > 0 && 2 * view.volume() >= s.full().volume();
+    return s.ndim() > 0 && view.is_box() && 2 * view.volume() >= s.full().volume();
   }
 
   // Per op: which stores it reads/writes, and which scalar ops produce its 0-d inputs.
@@ -242,7 +246,7 @@ class Planner {
       if (t.args[a].written) {
         ++written;
         out = w_.arg_store[i][a];
-        if (!t.args[a].created || t.args[a].view != w_.stores[out]->full()) return false;
+        if (!t.args[a].created || t.args[a].view != w_.stores[out]->whole()) return false;
       }
     if (written != 1 || last_write_[out] != i || w_.stores[out]->user_refs() > 0) return false;
     std::vector<ViewKey> inputs;
@@ -259,7 +263,7 @@ class Planner {
       std::set<int> read_by_j;
       for (std::size_t a = 0; a < ops_[j].args.size(); ++a) {
         const int s = w_.arg_store[j][a];
-        if (s == out && ops_[j].args[a].view != o.full()) return false;  // a shifted read needs the stored halo
+        if (s == out && ops_[j].args[a].view != o.whole()) return false;  // a shifted read needs the stored halo
         if (reads(j, static_cast<int>(a))) read_by_j.insert(s);
       }
       for (int s : input_stores) {
@@ -305,7 +309,7 @@ class Planner {
   // group are forwarded registers, never arguments). `visible` holds the group's written stores
   // visible after op i - 1; those that op i reads last are dropped here, each once.
   std::size_t arguments_with(int i, const std::vector<ViewKey>& reads_i, const std::set<ViewKey>& external,
-                             const std::map<int, Box>& written, std::set<int>& visible) const {
+                             const std::map<int, View>& written, std::set<int>& visible) const {
     std::set<ViewKey> new_reads;
     for (const ViewKey& r : reads_i)
       if (written.count(r.store) == 0 && external.count(r) == 0) new_reads.insert(r);
@@ -321,8 +325,8 @@ class Planner {
   }
 
   void form_groups() {
-    std::map<int, Box> written;            // store -> view written in the group
-    std::map<int, std::vector<Box>> read;  // store -> views read in the group
+    std::map<int, View> written;            // store -> view written in the group
+    std::map<int, std::vector<View>> read;  // store -> views read in the group
     std::vector<char> reduced(w_.stores.size(), 0);
     std::set<ViewKey> external;  // views the group reads from outside itself (kernel arguments)
     std::set<int> visible;       // stores the group wrote that are visible after the last op
@@ -387,7 +391,7 @@ class Planner {
           }
           auto rt = read.find(s);
           if (rt != read.end())
-            for (const Box& v : rt->second)
+            for (const View& v : rt->second)
               if (v != t.args[a].view) {
                 if (can_rename(s, t.args[a].view)) {
                   renames_i.insert(s);
@@ -525,7 +529,7 @@ class Planner {
     std::map<int, int> inlined;        // floating op -> register holding its result
     std::vector<int> elided;           // temporaries never allocated
 
-    int arg(int store, const Box& view, bool written, bool renamed = false) {
+    int arg(int store, const View& view, bool written, bool renamed = false) {
       auto [it, fresh] = arg_index.emplace(ViewKey{store, view, renamed}, static_cast<int>(g.args.size()));
       if (fresh)
         g.args.push_back({store, view, written, renamed});
@@ -547,7 +551,7 @@ class Planner {
       switch (in.op) {
         case OpCode::Load: {
           const int s = w_.arg_store[i][in.a];
-          const Box& view = t.args[in.a].view;
+          const View& view = t.args[in.a].view;
           const int p = producer_[s];
           if (p >= 0 && p < i && floating_[p]) {
             auto it = b.inlined.find(p);
@@ -565,7 +569,7 @@ class Planner {
         }
         case OpCode::Store: {
           const int s = w_.arg_store[i][in.a];
-          const Box& view = t.args[in.a].view;
+          const View& view = t.args[in.a].view;
           stored = r[in.b];
           b.forwarded[{s, view}] = stored;
           if (group == nullptr) continue;  // inlined scalar op: a register only
@@ -643,12 +647,12 @@ class Planner {
       if (a.renamed) explain << " | renamed: store#" << w_.stores[a.store]->id() << " (written into a fresh buffer)";
     std::int64_t read_bytes = 0, write_bytes = 0;
     std::int64_t shifted = 0;
-    const Box& domain = first.args[first.key].view;
+    const View& domain = first.args[first.key].view;
     for (const PlannedArg& a : b.g.args) {
       const Store& s = *w_.stores[a.store];
       std::int64_t bytes = a.view.volume() * size_of(s.dtype());
       (a.written ? write_bytes : read_bytes) += bytes;
-      if (s.ndim() > 0 && !a.written && a.view.lo != domain.lo) ++shifted;
+      if (s.ndim() > 0 && !a.written && (a.view.origin != domain.origin || a.view.map != domain.map)) ++shifted;
     }
     explain << " | shifted reads (halo or redistribution): " << shifted << " | bytes read " << read_bytes
             << ", written " << write_bytes << " (global)";

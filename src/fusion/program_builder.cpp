@@ -4,7 +4,7 @@
 
 namespace tessera::detail {
 
-int ProgramBuilder::arg(const std::shared_ptr<Store>& store, const Box& view, bool written, bool created) {
+int ProgramBuilder::arg(const std::shared_ptr<Store>& store, const View& view, bool written, bool created) {
   for (std::size_t i = 0; i < task_.args.size(); ++i) {
     Arg& a = task_.args[i];
     if (a.store == store && a.view == view) {

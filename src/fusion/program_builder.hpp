@@ -10,7 +10,7 @@ class ProgramBuilder {
  public:
   explicit ProgramBuilder(Task& task) : task_(task) {}
 
-  int arg(const std::shared_ptr<Store>& store, const Box& view, bool written, bool created = false);
+  int arg(const std::shared_ptr<Store>& store, const View& view, bool written, bool created = false);
   int load(int arg, DType type) { return emit({OpCode::Load, type, type, 0, u16(arg)}); }
   int constant(Value v, DType type);
   int cast(int reg, DType from, DType to);

@@ -14,7 +14,7 @@ namespace tessera::detail {
 
 struct Arg {
   std::shared_ptr<Store> store;
-  Box view;  // the region of the store the program sees, in store coordinates
+  View view;  // the elements of the store the program sees (partition/view.hpp)
   bool written = false;
   bool created = false;  // the op that wrote it also created the store (fusion: may be a temporary)
   // Buffer renaming (written only): the kernel writes a fresh buffer that becomes the store's

@@ -88,14 +88,13 @@ namespace {
 bool may_communicate(const Task& t, int ranks) {
   if (ranks == 1) return false;
   const Arg& key = t.args[t.key];
-  const int ndim = key.store->ndim();
-  if (ndim == 0) return false;
-  if (!t.reductions.empty()) return true;
-  Index3 extent{1, 1, 1};
-  for (int d = 0; d < ndim; ++d) extent[d] = key.view.extent(d);
-  const Tiling launch = key.store->tiling().restricted(key.view.lo, extent);
-  for (const Arg& a : t.args)
-    if (a.store->ndim() != 0 && !a.store->tiling().restricted(a.view.lo, extent).aligned(launch)) return true;
+  if (!t.reductions.empty() && key.store->ndim() > 0) return true;  // a 0-d domain is computed whole everywhere
+  const std::optional<Tiling> launch = induced(key.store->tiling(), key.view);
+  for (const Arg& a : t.args) {
+    if (a.store->ndim() == 0) continue;
+    const std::optional<Tiling> ta = induced(a.store->tiling(), a.view);
+    if (!launch || !ta || !ta->aligned(*launch)) return true;
+  }
   return false;
 }
 

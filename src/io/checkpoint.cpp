@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -695,8 +696,10 @@ Checkpoint CheckpointReader::read(const std::string& path, const std::string* on
 
 Checkpoint load_only(const std::string& path, const std::string& name) { return CheckpointReader::read(path, &name); }
 
-std::uint64_t checksum(const ArrayRef& a) {
-  check_runtime(a, "checksum");
+std::uint64_t checksum(const ArrayRef& in) {
+  check_runtime(in, "checksum");
+  const BoxView box_view(in);
+  const ArrayRef& a = box_view.ref();
   flush_window();
   fence("tessera::checksum");
   Collective c;
@@ -708,8 +711,11 @@ std::uint64_t checksum(const ArrayRef& a) {
 
 }  // namespace detail
 
-void save(const std::string& path, const std::vector<NamedArray>& arrays, const CheckpointAttributes& attributes) {
-  detail::validate(path, arrays, attributes);
+void save(const std::string& path, const std::vector<NamedArray>& arrays_in, const CheckpointAttributes& attributes) {
+  detail::validate(path, arrays_in, attributes);
+  std::vector<std::unique_ptr<detail::BoxView>> boxes;
+  std::vector<NamedArray> arrays = arrays_in;
+  for (NamedArray& a : arrays) a.array = boxes.emplace_back(std::make_unique<detail::BoxView>(a.array))->ref();
   detail::flush_window();
   detail::fence("tessera::save");
   detail::ScopedRegion region("tessera::save");

@@ -54,10 +54,11 @@ HostPart host_part(const ArrayRef& a, int rank) {
   Store& s = *a.store;
   const int esize = size_of(s.dtype());
   HostPart p;
-  const Box in_store = s.ndim() == 0 ? Box{} : intersect(a.view, s.owned());
-  if ((s.ndim() == 0 && rank != 0) || in_store.empty()) return p;
+  const Box view = a.view.box();
+  const Box in_store = s.ndim() == 0 ? Box{} : intersect(view, s.owned());
+  if ((s.ndim() == 0 && rank != 0) || !s.primary() || in_store.empty()) return p;
   p.box = in_store;
-  for (int d = 0; d < s.ndim(); ++d) p.box.lo[d] -= a.view.lo[d], p.box.hi[d] -= a.view.lo[d];
+  for (int d = 0; d < s.ndim(); ++d) p.box.lo[d] -= view.lo[d], p.box.hi[d] -= view.lo[d];
   p.bytes.resize(static_cast<std::size_t>(in_store.volume()) * esize);
   Kokkos::View<char*, MemSpace> buffer = allocate(p.bytes.size(), "tessera::checkpoint", false);
   copy_box(s.data(), s.layout(), buffer.data(), Layout::row_major(in_store), in_store, esize,

@@ -21,8 +21,9 @@ struct HostPart {
   bool empty() const { return bytes.empty(); }
 };
 
-// This rank's elements of an array or view, copied from the device. A 0-d array is replicated:
-// rank 0 takes its element, the other ranks nothing. The op window must have been flushed.
+// This rank's elements of an array or box view (BoxView makes one), copied from the device. A 0-d
+// array is replicated: rank 0 takes its element, the other ranks nothing; so are tiles held as
+// copies (only the primary copy is taken). The op window must have been flushed.
 HostPart host_part(const ArrayRef& a, int rank);
 
 std::uint64_t header_hash(DType type, const Shape& shape);

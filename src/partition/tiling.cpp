@@ -11,7 +11,19 @@ std::map<std::pair<std::int64_t, int>, std::shared_ptr<const Cuts>>& registry() 
   return cuts;
 }
 
+// The first element x >= 0 whose cut coordinate offset + x * step is at least `point`.
+std::int64_t first_at_or_after(std::int64_t point, std::int64_t offset, std::int64_t step) {
+  const std::int64_t a = point - offset;
+  if (a <= 0) return 0;
+  return (a + step - 1) / step;
+}
+
 }  // namespace
+
+int Cuts::tile_of(std::int64_t x) const {
+  int t = static_cast<int>(std::upper_bound(points.begin(), points.end(), x) - points.begin()) - 1;
+  return std::clamp(t, 0, parts - 1);
+}
 
 std::shared_ptr<const Cuts> balanced_cuts(std::int64_t extent, int parts) {
   auto& reg = registry();
@@ -38,12 +50,20 @@ void clear_cuts_registry() { registry().clear(); }
 Box Tiling::tile(const Index3& grid_coords) const {
   Box b;
   b.ndim = ndim;
+  for (int g = 0; g < kMaxDims; ++g) {
+    if (fixed[g] >= 0 && grid_coords[g] != fixed[g]) {
+      b.hi[0] = b.lo[0];  // holds nothing (also for ndim 0)
+      return b;
+    }
+  }
   for (int d = 0; d < ndim; ++d) {
-    const auto& p = cuts[d]->points;
-    std::int64_t lo = p[grid_coords[d]] - offset[d];
-    std::int64_t hi = p[grid_coords[d] + 1] - offset[d];
-    lo = std::clamp<std::int64_t>(lo, 0, extent[d]);
-    hi = std::clamp<std::int64_t>(hi, lo, extent[d]);
+    std::int64_t lo = 0, hi = extent[d];
+    if (cuts[d]) {
+      const auto& p = cuts[d]->points;
+      const std::int64_t c = grid_coords[axis[d]];
+      lo = std::min(first_at_or_after(p[c], offset[d], step[d]), extent[d]);
+      hi = std::clamp(first_at_or_after(p[c + 1], offset[d], step[d]), lo, extent[d]);
+    }
     b.lo[d] = lo;
     b.hi[d] = hi;
   }
@@ -53,21 +73,57 @@ Box Tiling::tile(const Index3& grid_coords) const {
 Tiling Tiling::restricted(const Index3& view_lo, const Index3& view_extent) const {
   Tiling t = *this;
   for (int d = 0; d < ndim; ++d) {
-    t.offset[d] = offset[d] + view_lo[d];
+    t.offset[d] = offset[d] + view_lo[d] * step[d];
     t.extent[d] = view_extent[d];
   }
   return t;
 }
 
 bool Tiling::same_cuts(const Tiling& other) const {
-  if (ndim != other.ndim) return false;
-  for (int d = 0; d < ndim; ++d)
+  if (ndim != other.ndim || grid != other.grid || fixed != other.fixed) return false;
+  for (int d = 0; d < ndim; ++d) {
     if (cuts[d] != other.cuts[d]) return false;
+    if (cuts[d] && (axis[d] != other.axis[d] || step[d] != other.step[d])) return false;
+  }
   return true;
 }
 
 bool Tiling::aligned(const Tiling& other) const {
-  return same_cuts(other) && offset == other.offset && extent == other.extent;
+  if (!same_cuts(other)) return false;
+  for (int d = 0; d < ndim; ++d) {
+    if (extent[d] != other.extent[d]) return false;
+    if (cuts[d] && offset[d] != other.offset[d]) return false;
+  }
+  return true;
+}
+
+unsigned Tiling::replicated_axes(int grid_ndim) const {
+  unsigned mask = 0;
+  for (int g = 0; g < grid_ndim; ++g) {
+    bool used = fixed[g] >= 0;
+    for (int d = 0; d < ndim && !used; ++d) used = cuts[d] && axis[d] == g;
+    if (!used) mask |= 1u << g;
+  }
+  return mask;
+}
+
+bool Tiling::primary(const Index3& grid_coords, int grid_ndim) const {
+  const unsigned copies = replicated_axes(grid_ndim);
+  for (int g = 0; g < grid_ndim; ++g)
+    if ((copies & (1u << g)) && grid_coords[g] != 0) return false;
+  return true;
+}
+
+Tiling balanced(const std::vector<std::int64_t>& shape, const std::array<int, kMaxDims>& grid_dims) {
+  Tiling t;
+  t.ndim = static_cast<int>(shape.size());
+  t.grid = t.ndim;
+  for (int d = 0; d < t.ndim; ++d) {
+    t.cuts[d] = balanced_cuts(shape[d], grid_dims[d]);
+    t.axis[d] = static_cast<std::int8_t>(d);
+    t.extent[d] = shape[d];
+  }
+  return t;
 }
 
 }  // namespace tessera::detail
