@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,9 +86,20 @@ Shape broadcast_shapes(const char* what, const std::vector<Shape>& shapes);
 // The view of `a` seen as an array of `shape` (a broadcast result shape of a's shape).
 View broadcast_view(const ArrayRef& a, const Shape& shape);
 
-// Reductions to 0-d arrays (`second` for dot).
-ArrayRef reduce(const char* what, ReduceKind kind, const ArrayRef& a, const ArrayRef* second, DType compute,
-                DType result, Finalize finalize, bool square);
+// Reductions. The reduced value is the element cast to `compute` (times `second`'s for dot),
+// mapped (squared for norm, 0/1 for count_nonzero); over the whole array (a 0-d result) or along
+// one axis (negative counts from the end; keepdims keeps it with extent 1).
+enum class ReduceMap : std::uint8_t { Identity, Square, Nonzero };
+struct ReduceSpec {
+  const char* what;
+  ReduceKind kind;
+  DType compute, result;
+  Finalize finalize = Finalize::None;
+  ReduceMap map = ReduceMap::Identity;
+  std::optional<int> axis;
+  bool keepdims = false;
+};
+ArrayRef reduce(const ReduceSpec& spec, const ArrayRef& a, const ArrayRef* second = nullptr);
 
 // The same elements as a box view: `a` itself when its view is a box (or a 0-d store), else a
 // copy of the view into an array of its own, kept from being a temporary (a user reference) for

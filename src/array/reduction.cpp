@@ -1,5 +1,7 @@
-// Reductions to 0-d arrays: a map-reduce task whose partial result is combined across ranks by an
-// allreduce and stays on the device (no host synchronization until item()).
+// Reductions: a map-reduce task whose partial results are combined across ranks and stay on the
+// device (no host synchronization until item()). Over the whole array the result is a 0-d array;
+// along an axis it is an array of the other axes, tiled like them: the grid axis that cut the
+// reduced one holds copies (partition/tiling.hpp), so it feeds later ops over those axes in place.
 
 #include "tessera/array/array_ref.hpp"
 #include "tessera/array/store_factory.hpp"
@@ -9,9 +11,57 @@
 #include "tessera/fusion/window.hpp"
 
 namespace tessera::detail {
+namespace {
 
-ArrayRef reduce(const char* what, ReduceKind kind, const ArrayRef& a, const ArrayRef* second, DType compute,
-                DType result, Finalize finalize, bool square) {
+const char* numpy_name(ReduceKind kind) {
+  switch (kind) {
+    case ReduceKind::Min: return "minimum";
+    case ReduceKind::Max: return "maximum";
+    case ReduceKind::ArgMin: return "argmin";
+    default: return "argmax";
+  }
+}
+
+// NumPy's errors for reductions without an identity over nothing.
+void check_not_empty(const char* what, ReduceKind kind, std::int64_t reduced, const Shape& shape) {
+  if (reduced != 0 || kind == ReduceKind::Sum || kind == ReduceKind::Prod) return;
+  if (is_arg(kind))
+    raise(what, ": attempt to get ", numpy_name(kind), " of an empty sequence (shape ", shape_string(shape), ")");
+  raise(what, ": zero-size array to reduction operation ", numpy_name(kind), " which has no identity (shape ",
+        shape_string(shape), ")");
+}
+
+// The tiling of a reduction's result: the input's, without the reduced dimension (or with it of
+// extent 1 and not cut). The grid axis that cut it then cuts nothing: the result's tiles repeat
+// along it, one copy per rank of the reduction's slice.
+Tiling reduced_tiling(const ArrayRef& a, int axis, bool keepdims) {
+  const std::optional<Tiling> in = induced(a.store->tiling(), a.view);
+  if (!in) raise("internal: a reduction over a view that induces no tiling");
+  Tiling t = *in;
+  if (keepdims) {
+    t.cuts[axis] = nullptr;
+    t.extent[axis] = 1;
+    t.offset[axis] = 0;
+    t.step[axis] = 1;
+    return t;
+  }
+  for (int d = axis; d + 1 < kMaxDims; ++d) {
+    t.cuts[d] = t.cuts[d + 1];
+    t.axis[d] = t.axis[d + 1];
+    t.offset[d] = t.offset[d + 1];
+    t.step[d] = t.step[d + 1];
+    t.extent[d] = t.extent[d + 1];
+  }
+  t.cuts[kMaxDims - 1] = nullptr;
+  t.extent[kMaxDims - 1] = 1;
+  t.ndim -= 1;
+  return t;
+}
+
+}  // namespace
+
+ArrayRef reduce(const ReduceSpec& spec, const ArrayRef& a, const ArrayRef* second) {
+  const char* what = spec.what;
   check_runtime(a, what);
   if (second) {
     check_runtime(*second, what);
@@ -19,21 +69,40 @@ ArrayRef reduce(const char* what, ReduceKind kind, const ArrayRef& a, const Arra
       raise(what, ": shape mismatch between operands of shapes ", shape_string(a.shape()), " and ",
             shape_string(second->shape()));
   }
-  if (a.size() == 0 && (kind == ReduceKind::Min || kind == ReduceKind::Max))
-    raise(what, ": zero-size array of shape ", shape_string(a.shape()), " has no ", what, " (no identity)");
-  ArrayRef out = new_array(result, Tiling{}, false);
+  const int nd = a.ndim();
+  int axis = -1;
+  if (spec.axis) {
+    axis = *spec.axis < 0 ? *spec.axis + nd : *spec.axis;
+    if (axis < 0 || axis >= nd)
+      raise(what, ": axis ", *spec.axis, " is out of bounds for array of dimension ", nd, " (shape ",
+            shape_string(a.shape()), ")");
+  }
+  check_not_empty(what, spec.kind, axis >= 0 ? a.view.extent[axis] : a.size(), a.shape());
+  // Along the only axis of a 1-D array (without keepdims) is the whole array: a 0-d result.
+  const bool along = axis >= 0 && (nd > 1 || spec.keepdims);
+  ArrayRef out = along ? new_array(spec.result, reduced_tiling(a, axis, spec.keepdims), false)
+                       : new_array(spec.result, Tiling{}, false);
   Task task;
   ProgramBuilder b(task);
   const int arg = b.arg(a.store, a.view, false);
-  int r = b.cast(b.load(arg, a.dtype()), a.dtype(), compute);
+  int r = b.cast(b.load(arg, a.dtype()), a.dtype(), spec.compute);
   if (second) {
     const int arg2 = b.arg(second->store, second->view, false);
-    r = b.binary(OpCode::Mul, compute, r, b.cast(b.load(arg2, second->dtype()), second->dtype(), compute));
+    r = b.binary(OpCode::Mul, spec.compute, r, b.cast(b.load(arg2, second->dtype()), second->dtype(), spec.compute));
   }
-  if (square) r = b.binary(OpCode::Mul, compute, r, r);
-  b.reduce(kind, is_float(compute), compute, r);
+  if (spec.map == ReduceMap::Square) r = b.binary(OpCode::Mul, spec.compute, r, r);
+  DType reduced_type = spec.compute;
+  if (spec.map == ReduceMap::Nonzero) {
+    r = b.cast(b.cast(r, spec.compute, DType::Bool), DType::Bool, DType::Int64);
+    reduced_type = DType::Int64;
+  }
+  const int padded_axis = 3 - nd + axis;
+  const int index = !is_arg(spec.kind) ? -1 : along ? b.coord(padded_axis) : b.index();
+  b.reduce(spec.kind, is_float(reduced_type), reduced_type, r, index);
+  if (along) task.program.reduce_dim = padded_axis;
   task.key = arg;
-  task.reductions.push_back(ReductionOut{out.store, finalize, static_cast<double>(a.size())});
+  const double count = static_cast<double>(along ? a.view.extent[axis] : a.size());
+  task.reductions.push_back(ReductionOut{out.store, spec.finalize, count});
   task.label = std::string("tessera::reduce[") + what + "]";
   runtime().stats().ops++;
   submit(std::move(task));

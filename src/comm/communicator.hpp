@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <vector>
 
 #include "tessera/core/dtype.hpp"
@@ -40,13 +42,30 @@ class Communicator {
     start_exchange(sends, receives);
     finish_exchange();
   }
-  // In place on `count` elements in MemSpace; int64 or float64 only (accumulator types).
+  // In place on `count` elements in MemSpace; int64 or float64 only (accumulator types); Sum and
+  // Prod, and Min and Max of int64 (floating max and min propagate NaN as NumPy's: callers gather
+  // and fold those themselves, fusion/reduction_finish.cpp).
   virtual void allreduce(void* data, int count, DType type, ReduceKind kind) = 0;
+  // Every rank's `bytes` bytes at `mine`, concatenated in rank order at `all` (size() * bytes);
+  // both in MemSpace.
+  virtual void allgather_device(const void* mine, void* all, std::size_t bytes) = 0;
+  // The communicator of this rank's slice of the ranks: those that pass the same `color`, ordered
+  // by `key`. Made (a collective) the first time a `family` is asked for, and kept: every rank
+  // asks for the same families in the same order (families name ways of slicing, such as the
+  // rows of a process grid).
+  Communicator& slice(int family, int color, int key);
   // Blocks the host until the device has finished everything enqueued so far (item(), to_host()).
   // A backend that can detect failed peers while waiting does so here.
   virtual void wait(const char* why) { fence(why); }
   // Every rank's host bytes, concatenated in rank order; `counts` receives each rank's length.
   virtual std::vector<char> allgather(const std::vector<char>& mine, std::vector<std::size_t>& counts) = 0;
+
+ protected:
+  // A communicator of the same backend over the ranks that pass this color (collective).
+  virtual std::unique_ptr<Communicator> split(int color, int key) = 0;
+
+ private:
+  std::map<int, std::unique_ptr<Communicator>> slices_;
 };
 
 }  // namespace tessera::detail

@@ -1,6 +1,7 @@
 #include "tessera/comm/mpi_communicator.hpp"
 
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -16,18 +17,6 @@
 
 namespace tessera::detail {
 namespace {
-
-// MPI_MAX/MPI_MIN leave NaN handling to the implementation; NumPy's max/min propagate NaN.
-void nan_max(void* in, void* inout, int* len, MPI_Datatype*) {
-  auto* a = static_cast<double*>(in);
-  auto* b = static_cast<double*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] = std::isnan(a[i]) || std::isnan(b[i]) ? NAN : std::max(a[i], b[i]);
-}
-void nan_min(void* in, void* inout, int* len, MPI_Datatype*) {
-  auto* a = static_cast<double*>(in);
-  auto* b = static_cast<double*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] = std::isnan(a[i]) || std::isnan(b[i]) ? NAN : std::min(a[i], b[i]);
-}
 
 // MPI counts are int: large messages go as several chunks, which MPI keeps in order.
 constexpr std::size_t kChunk = std::size_t(1) << 30;
@@ -91,16 +80,12 @@ MpiCommunicator::MpiCommunicator(MPI_Comm parent, double timeout_seconds) : time
   MPI_Comm_dup(parent, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  MPI_Op_create(&nan_max, 1, &nan_max_);
-  MPI_Op_create(&nan_min, 1, &nan_min_);
 }
 
 MpiCommunicator::~MpiCommunicator() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
-  MPI_Op_free(&nan_max_);
-  MPI_Op_free(&nan_min_);
   MPI_Comm_free(&comm_);
 }
 
@@ -147,11 +132,13 @@ void MpiCommunicator::finish_exchange() {
 void MpiCommunicator::allreduce(void* data, int count, DType type, ReduceKind kind) {
   if (type != DType::Int64 && type != DType::Float64) fatal("allreduce supports int64 and float64 accumulators only");
   const bool is_float = type == DType::Float64;
+  if (is_arg(kind) || (is_float && (kind == ReduceKind::Max || kind == ReduceKind::Min)))
+    fatal("internal: allreduce of floating max/min or an arg kind (they are gathered and folded)");
   MPI_Datatype dt = is_float ? MPI_DOUBLE : MPI_INT64_T;
   MPI_Op op = kind == ReduceKind::Sum    ? MPI_SUM
               : kind == ReduceKind::Prod ? MPI_PROD
-              : kind == ReduceKind::Max  ? (is_float ? nan_max_ : MPI_MAX)
-                                         : (is_float ? nan_min_ : MPI_MIN);
+              : kind == ReduceKind::Max  ? MPI_MAX
+                                         : MPI_MIN;
   Message m{0, 0, static_cast<char*>(data), static_cast<std::size_t>(count) * 8};
   Staging staging;
   char* p = staging.ptr(m, true);
@@ -161,6 +148,31 @@ void MpiCommunicator::allreduce(void* data, int count, DType type, ReduceKind ki
   wait_for(request, "an allreduce");
   if (!mpi_reaches_device())
     Kokkos::deep_copy(Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(m.data, m.bytes), staging.host);
+}
+
+void MpiCommunicator::allgather_device(const void* mine, void* all, std::size_t bytes) {
+  if (bytes * static_cast<std::size_t>(size_) > static_cast<std::size_t>(INT_MAX))
+    fatal("internal: allgather_device of more than 2 GiB");
+  Message in{0, 0, static_cast<char*>(const_cast<void*>(mine)), bytes};
+  Message out{0, 0, static_cast<char*>(all), bytes * static_cast<std::size_t>(size_)};
+  Staging in_staging, out_staging;
+  char* send = in_staging.ptr(in, true);
+  char* receive = out_staging.ptr(out, false);
+  fence("tessera::allgather: partials ready");
+  std::vector<MPI_Request> request(1);
+  MPI_Iallgather(send, static_cast<int>(bytes), MPI_BYTE, receive, static_cast<int>(bytes), MPI_BYTE, comm_,
+                 request.data());
+  wait_for(request, "an allgather");
+  if (!mpi_reaches_device())
+    Kokkos::deep_copy(Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(out.data, out.bytes), out_staging.host);
+}
+
+std::unique_ptr<Communicator> MpiCommunicator::split(int color, int key) {
+  MPI_Comm part = MPI_COMM_NULL;
+  MPI_Comm_split(comm_, color, key, &part);
+  auto sub = std::make_unique<MpiCommunicator>(part, timeout_);  // owns a duplicate
+  MPI_Comm_free(&part);
+  return sub;
 }
 
 std::vector<char> MpiCommunicator::allgather(const std::vector<char>& mine, std::vector<std::size_t>& counts) {

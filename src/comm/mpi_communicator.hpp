@@ -25,7 +25,11 @@ class MpiCommunicator final : public Communicator {
   void start_exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) override;
   void finish_exchange() override;
   void allreduce(void* data, int count, DType type, ReduceKind kind) override;
+  void allgather_device(const void* mine, void* all, std::size_t bytes) override;
   std::vector<char> allgather(const std::vector<char>& mine, std::vector<std::size_t>& counts) override;
+
+ protected:
+  std::unique_ptr<Communicator> split(int color, int key) override;
 
  private:
   // Waits for `requests`, or aborts the job after the timeout naming `what`.
@@ -34,8 +38,6 @@ class MpiCommunicator final : public Communicator {
   struct Pending;  // the requests and host staging of the exchange in flight
   std::unique_ptr<Pending> pending_;
   MPI_Comm comm_ = MPI_COMM_NULL;
-  MPI_Op nan_max_ = MPI_OP_NULL;
-  MPI_Op nan_min_ = MPI_OP_NULL;
   double timeout_;
   int rank_ = 0;
   int size_ = 1;

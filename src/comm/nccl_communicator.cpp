@@ -30,7 +30,14 @@ class NcclCommunicator final : public Communicator {
     if (host_.rank() == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, host_.comm());
     check(ncclCommInitRank(&comm_, host_.size(), id, host_.rank()), "ncclCommInitRank");
-    check(cudaMalloc(reinterpret_cast<void**>(&pair_), 2 * sizeof(double)), "cudaMalloc (allreduce scratch)");
+    make_streams();
+  }
+  // A slice of another NCCL communicator: its own MPI communicator and the NCCL one split from it.
+  NcclCommunicator(MPI_Comm host, double timeout_seconds, ncclComm_t comm)
+      : host_(host, timeout_seconds), comm_(comm), timeout_(timeout_seconds) {
+    make_streams();
+  }
+  void make_streams() {
     // Exchanges run on a stream of their own, so that kernels enqueued between start_exchange and
     // finish_exchange run beside them; at the highest priority, so that NCCL's few blocks are
     // scheduled as soon as SMs free up instead of after the whole interior kernel.
@@ -45,7 +52,6 @@ class NcclCommunicator final : public Communicator {
     cudaEventDestroy(arrived_);
     cudaEventDestroy(packed_);
     cudaStreamDestroy(exchange_stream_);
-    cudaFree(pair_);
   }
 
   int rank() const override { return host_.rank(); }
@@ -74,23 +80,19 @@ class NcclCommunicator final : public Communicator {
   }
 
   void allreduce(void* data, int count, DType type, ReduceKind kind) override {
-    const cudaStream_t stream = device_stream();
-    if (type == DType::Float64 && (kind == ReduceKind::Max || kind == ReduceKind::Min)) {
-      const bool is_max = kind == ReduceKind::Max;
-      for (int i = 0; i < count; ++i) {
-        double* x = static_cast<double*>(data) + i;
-        nan_split(x, pair_, is_max);
-        check(ncclAllReduce(pair_, pair_, 2, ncclFloat64, is_max ? ncclMax : ncclMin, comm_, stream), "ncclAllReduce");
-        nan_join(x, pair_);
-      }
-      return;
-    }
-    const ncclDataType_t t = type == DType::Float64 ? ncclFloat64 : ncclInt64;
+    const bool is_float = type == DType::Float64;
+    if (is_arg(kind) || (is_float && (kind == ReduceKind::Max || kind == ReduceKind::Min)))
+      fatal("internal: allreduce of floating max/min or an arg kind (they are gathered and folded)");
+    const ncclDataType_t t = is_float ? ncclFloat64 : ncclInt64;
     const ncclRedOp_t op = kind == ReduceKind::Sum    ? ncclSum
                            : kind == ReduceKind::Prod ? ncclProd
                            : kind == ReduceKind::Max  ? ncclMax
                                                       : ncclMin;
-    check(ncclAllReduce(data, data, static_cast<std::size_t>(count), t, op, comm_, stream), "ncclAllReduce");
+    check(ncclAllReduce(data, data, static_cast<std::size_t>(count), t, op, comm_, device_stream()), "ncclAllReduce");
+  }
+
+  void allgather_device(const void* mine, void* all, std::size_t bytes) override {
+    check(ncclAllGather(mine, all, bytes, ncclInt8, comm_, device_stream()), "ncclAllGather");
   }
 
   // Waits for the stream while watching NCCL: a peer that died or a broken link shows up as an
@@ -119,6 +121,17 @@ class NcclCommunicator final : public Communicator {
     return host_.allgather(mine, counts);
   }
 
+ protected:
+  std::unique_ptr<Communicator> split(int color, int key) override {
+    MPI_Comm host = MPI_COMM_NULL;
+    MPI_Comm_split(host_.comm(), color, key, &host);
+    ncclComm_t part = nullptr;
+    check(ncclCommSplit(comm_, color, key, &part, nullptr), "ncclCommSplit");
+    auto sub = std::make_unique<NcclCommunicator>(host, timeout_, part);  // the host communicator is duplicated
+    MPI_Comm_free(&host);
+    return sub;
+  }
+
  private:
   [[noreturn]] void abort_with(const std::string& message) {
     ncclCommAbort(comm_);
@@ -129,7 +142,6 @@ class NcclCommunicator final : public Communicator {
   MpiCommunicator host_;
   ncclComm_t comm_ = nullptr;
   double timeout_;
-  double* pair_ = nullptr;  // device scratch for NaN-propagating max/min
   cudaStream_t exchange_stream_ = nullptr;
   cudaEvent_t packed_ = nullptr, arrived_ = nullptr;
   bool in_flight_ = false;

@@ -40,7 +40,7 @@ KernelShape kernel_shape(const std::vector<Accessor>& args, const Domain& domain
 void set_launch_observer(LaunchObserver o) { observer = o; }
 
 void launch_kernel(const std::string& label, const Program& program, const std::vector<Accessor>& args,
-                   const Domain& domain, const PartialsView& partials) {
+                   const Domain& domain, const ReductionTarget& target) {
   if (observer) observer(program, static_cast<int>(args.size()), kernel_shape(args, domain));
   RuntimeState& rt = runtime();
   ProgramImage& image = rt.programs().get(program);
@@ -51,12 +51,12 @@ void launch_kernel(const std::string& label, const Program& program, const std::
     if (it == image.jit.end())
       it = image.jit.insert(image.jit.end(), {shape, jit_kernel(*jit, program, static_cast<int>(args.size()), shape)});
     if (it->second) {
-      jit_launch(*jit, *it->second, program, args, domain, partials, label);
+      jit_launch(*jit, *it->second, program, args, domain, target.partials, label);
       return;
     }
   }
 #endif
-  interpret(label, program, image, args, domain, partials);
+  interpret(label, program, image, args, domain, target);
 }
 
 }  // namespace tessera::detail

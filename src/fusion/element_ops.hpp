@@ -112,4 +112,16 @@ KOKKOS_FORCEINLINE_FUNCTION T uniform(std::uint64_t seed, std::uint64_t counter)
     return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
+// Whether (a, ia) beats (b, ib) in an argmax (is_max) or argmin: NaN first (NumPy returns the
+// first NaN), then the larger (smaller) value, then the lower index (the first occurrence).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION bool arg_better(bool is_max, T a, std::int64_t ia, T b, std::int64_t ib) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const bool na = a != a, nb = b != b;
+    if (na || nb) return na && (!nb || ia < ib);
+  }
+  if (a != b) return is_max ? a > b : a < b;
+  return ia < ib;
+}
+
 }  // namespace tessera::detail::element

@@ -12,6 +12,7 @@
 #include "tessera/core/profiling.hpp"
 #include "tessera/core/runtime_state.hpp"
 #include "tessera/fusion/interpreter.hpp"
+#include "tessera/fusion/reduction_finish.hpp"
 #include "tessera/fusion/task.hpp"
 
 namespace tessera::detail {
@@ -65,47 +66,22 @@ std::string to_string(const Box& b) {
   return s.str();
 }
 
-void finalize_reductions(const Launch& task, const PartialsView& partials, bool replicated) {
+// The ranks that hold other parts of a reduction's outputs: every rank for a full reduction over
+// a distributed domain; for one along view dimension `dim`, the ranks of this rank's slice of the
+// grid axis that cuts it (none if it is not cut).
+Communicator* reduction_partners(const Launch& task, const Tiling& launch, const ProcessGrid& grid) {
   RuntimeState& rt = runtime();
-  // A replicated (0-d) domain was computed whole on every rank: there is nothing to combine.
-  for (std::size_t k = 0; k < task.reductions.size() && !replicated; ++k) {
-    const bool is_float = task.program->reduce_float[k];
-    char* slot = reinterpret_cast<char*>(partials.data()) + k * sizeof(Value);
-    ScopedRegion region(std::string("tessera::allreduce[") + name(task.program->reduce_kinds[k]) + "]");
-    rt.comm().allreduce(slot, 1, is_float ? DType::Float64 : DType::Int64, task.program->reduce_kinds[k]);
-    rt.stats().allreduces++;
-  }
-  for (std::size_t k = 0; k < task.reductions.size(); ++k) {
-    const ReductionOut& r = task.reductions[k];
-    const bool is_float = task.program->reduce_float[k];
-    const Finalize fin = r.finalize;
-    const double count = r.count;
-    const DType out_type = r.out->dtype();
-    char* out = r.out->data();
-    const int slot = static_cast<int>(k);
-    auto p = partials;
-    Kokkos::parallel_for(
-        "tessera::reduce[finalize]", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(int) {
-          const Value v = p().v[slot];
-          double f = is_float ? v.f64 : static_cast<double>(v.i64);
-          if (fin == Finalize::Mean) f = f / count;
-          if (fin == Finalize::Sqrt) f = TESSERA_KOKKOS_MATH::sqrt(f);
-          const bool exact_int = !is_float && fin == Finalize::None;
-          switch (out_type) {
-            case DType::Bool: *reinterpret_cast<bool*>(out) = exact_int ? v.i64 != 0 : f != 0.0; break;
-            case DType::Int32:
-              *reinterpret_cast<std::int32_t*>(out) =
-                  exact_int ? static_cast<std::int32_t>(v.i64) : static_cast<std::int32_t>(f);
-              break;
-            case DType::Int64:
-              *reinterpret_cast<std::int64_t*>(out) = exact_int ? v.i64 : static_cast<std::int64_t>(f);
-              break;
-            case DType::Float32: *reinterpret_cast<float*>(out) = static_cast<float>(f); break;
-            default: *reinterpret_cast<double*>(out) = f; break;
-          }
-        });
-    r.out->invalidate_halo();
-  }
+  if (task.reductions.empty() || task.domain.store->ndim() == 0) return nullptr;  // 0-d: computed whole everywhere
+  const int reduce_dim = task.program->reduce_dim;
+  if (reduce_dim < 0) return &rt.comm();
+  const int dim = reduce_dim - (3 - launch.ndim);
+  if (!launch.cuts[dim] || grid.dim(launch.axis[dim]) == 1) return nullptr;
+  const int g = launch.axis[dim];
+  const Index3 c = grid.coords(rt.rank());
+  int color = 0;
+  for (int a = 0; a < grid.ndim(); ++a)
+    if (a != g) color = color * grid.dim(a) + static_cast<int>(c[a]);
+  return &rt.comm().slice(grid.ndim() * kMaxDims + g, color, static_cast<int>(c[g]));
 }
 
 // The owned part of `arg`'s store outside the view a renaming launch writes: the frame. (Only box
@@ -225,7 +201,6 @@ ExecReport execute(const Launch& task) {
   const int ndim = launch.ndim;
   const ProcessGrid& grid = rt.grid(launch.grid);
   const Box tile = launch.tile(grid.coords(rt.rank()));
-  const bool replicated_domain = key.store->ndim() == 0;  // every rank computes all of it
 
   const std::size_t nargs = task.args.size();
   std::vector<Access> access(nargs, Access::Aligned);
@@ -303,7 +278,9 @@ ExecReport execute(const Launch& task) {
     if (rt.logging(LogTopic::Comm)) halo_log << " store#" << s.id();
   }
   const Box inside = interior(tile, task, access, exchange);
-  const bool overlap = !exchange.empty() && rt.config().overlap && !inside.empty();
+  // Reductions along a dimension write each output once, from a launch over the whole tile.
+  const bool along = !task.reductions.empty() && task.program->reduce_dim >= 0;
+  const bool overlap = !exchange.empty() && rt.config().overlap && !inside.empty() && !along;
   std::optional<Fetch> halo_fetch;
   if (!exchange.empty()) {
     report.halo_stores = static_cast<int>(exchange.size());
@@ -373,22 +350,31 @@ ExecReport execute(const Launch& task) {
   // The partial results live in pool buffers: reductions in a loop allocate nothing either. A
   // launch in parts reduces each later part apart and folds it into the first's.
   Kokkos::View<char*, MemSpace> partials_buffer, part_buffer;
-  PartialsView partials, part_partials;
-  if (!task.reductions.empty()) {
+  ReductionTarget target, part_target;
+  std::int64_t outputs = 1;  // per slot
+  if (along) {
+    const int dim = task.program->reduce_dim - (3 - ndim);
+    for (int d = 0; d < ndim; ++d)
+      if (d != dim) outputs *= tile.extent(d);
+    partials_buffer = allocate(static_cast<std::size_t>(2 * task.reductions.size() * outputs) * sizeof(Value),
+                               "tessera::partials", false);
+    target.along = reinterpret_cast<Value*>(partials_buffer.data());
+    target.count = outputs;
+  } else if (!task.reductions.empty()) {
     partials_buffer = allocate(sizeof(Accumulators), "tessera::partials", false);
-    partials = PartialsView(reinterpret_cast<Accumulators*>(partials_buffer.data()));
+    target.partials = PartialsView(reinterpret_cast<Accumulators*>(partials_buffer.data()));
   }
   bool launched = false;
   const auto run = [&](const Box& part, const std::string& label) {
     if (task.reductions.empty() || !launched) {
-      launch_kernel(label, *task.program, accessors(part), domain_of(part), partials);
+      launch_kernel(label, *task.program, accessors(part), domain_of(part), target);
     } else {
       if (!part_buffer.data()) {
         part_buffer = allocate(sizeof(Accumulators), "tessera::partials", false);
-        part_partials = PartialsView(reinterpret_cast<Accumulators*>(part_buffer.data()));
+        part_target.partials = PartialsView(reinterpret_cast<Accumulators*>(part_buffer.data()));
       }
-      launch_kernel(label, *task.program, accessors(part), domain_of(part), part_partials);
-      combine_partials(*task.program, partials, part_partials);
+      launch_kernel(label, *task.program, accessors(part), domain_of(part), part_target);
+      combine_partials(*task.program, target.partials, part_target.partials);
     }
     launched = true;
   };
@@ -420,7 +406,9 @@ ExecReport execute(const Launch& task) {
     if (arg.written && !arg.renamed) arg.store->mark_written();  // a renamed one was adopted
   if (rt.logging(LogTopic::Exec)) rt.log(LogTopic::Exec, *task.label + ": " + task.program->describe());
   for (auto& t : temporaries) recycle(std::move(t));
-  if (!task.reductions.empty()) finalize_reductions(task, partials, replicated_domain);
+  if (!task.reductions.empty())
+    finish_reductions(task, reinterpret_cast<Value*>(partials_buffer.data()), outputs,
+                      reduction_partners(task, launch, grid));
   recycle(std::move(partials_buffer));
   recycle(std::move(part_buffer));
   return report;

@@ -5,6 +5,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/runtime_state.hpp"
 #include "tessera/fusion/element_ops.hpp"
+#include "tessera/fusion/reduce_ops.hpp"
 
 namespace tessera::detail {
 namespace {
@@ -13,53 +14,6 @@ namespace {
 constexpr int kLanes = kDeviceIsHost ? 64 : 1;
 
 constexpr std::size_t kMaxImages = 4096;
-
-struct ReduceSlot {
-  ReduceKind kind;
-  bool is_float;
-};
-
-KOKKOS_INLINE_FUNCTION void reduce_identity(Value& v, ReduceSlot s) {
-  if (s.is_float) {
-    v.f64 = s.kind == ReduceKind::Sum    ? 0.0
-            : s.kind == ReduceKind::Prod ? 1.0
-            : s.kind == ReduceKind::Min  ? Kokkos::Experimental::infinity<double>::value
-                                         : -Kokkos::Experimental::infinity<double>::value;
-  } else {
-    v.i64 = s.kind == ReduceKind::Sum    ? 0
-            : s.kind == ReduceKind::Prod ? 1
-            : s.kind == ReduceKind::Min  ? Kokkos::Experimental::finite_max<std::int64_t>::value
-                                         : Kokkos::Experimental::finite_min<std::int64_t>::value;
-  }
-}
-
-template <class T>
-KOKKOS_INLINE_FUNCTION T combine(ReduceKind k, T a, T b) {
-  switch (k) {
-    case ReduceKind::Sum: return element::wrap_add(a, b);
-    case ReduceKind::Prod: return element::wrap_mul(a, b);
-    case ReduceKind::Min: return element::minimum(a, b);
-    default: return element::maximum(a, b);
-  }
-}
-
-// dst.v[k] = combine(dst.v[k], src.v[k]) for each of the n reductions.
-KOKKOS_INLINE_FUNCTION void join_accumulators(Accumulators& dst, const Accumulators& src, const ReduceSlot* slots,
-                                              int n) {
-  for (int k = 0; k < n; ++k) {
-    if (slots[k].is_float)
-      dst.v[k].f64 = combine(slots[k].kind, dst.v[k].f64, src.v[k].f64);
-    else
-      dst.v[k].i64 = combine(slots[k].kind, dst.v[k].i64, src.v[k].i64);
-  }
-}
-
-// The reductions of `program` as the kernels see them; returns how many.
-int reduce_slots(const Program& program, ReduceSlot* slots) {
-  const int n = static_cast<int>(program.reduce_kinds.size());
-  for (int k = 0; k < n; ++k) slots[k] = {program.reduce_kinds[k], program.reduce_float[k]};
-  return n;
-}
 
 template <class F>
 KOKKOS_FORCEINLINE_FUNCTION void by_type(DType t, F&& f) {
@@ -81,6 +35,22 @@ KOKKOS_FORCEINLINE_FUNCTION T convert(S v) {
     return static_cast<T>(v);
 }
 
+// Where a block's reduction instructions put their values. Full reductions (and a row reduced
+// along its last dimension) fold every lane into one accumulator per slot; reductions along an
+// outer dimension keep one accumulator per lane (the lanes are different outputs).
+struct OneAccumulator {
+  Accumulators& acc;
+  KOKKOS_INLINE_FUNCTION Value& value(int k, int) const { return acc.slot[k].v; }
+  KOKKOS_INLINE_FUNCTION Value& index(int k, int) const { return acc.slot[k].index; }
+};
+template <int Lanes>
+struct LaneAccumulators {
+  Value v[kMaxReductions][Lanes];
+  Value i[kMaxReductions][Lanes];
+  KOKKOS_INLINE_FUNCTION Value& value(int k, int l) { return v[k][l]; }
+  KOKKOS_INLINE_FUNCTION Value& index(int k, int l) { return i[k][l]; }
+};
+
 template <int Lanes>
 struct Interpreter {
   using value_type = Accumulators;
@@ -93,29 +63,75 @@ struct Interpreter {
   int ninstr;
   int nreduce;
   ReduceSlot slots[kMaxReductions];
+  // Reductions along reduce_dim (>= 0): output e of slot k is along[2 k count + e] (its index,
+  // for arg kinds, along[(2 k + 1) count + e]); e is row-major over the other dimensions.
+  int reduce_dim = -1;
+  Value* along = nullptr;
+  std::int64_t count = 0;
 
   KOKKOS_INLINE_FUNCTION void init(Accumulators& acc) const {
-    for (int k = 0; k < nreduce; ++k) reduce_identity(acc.v[k], slots[k]);
+    for (int k = 0; k < nreduce; ++k) reduce_identity(acc.slot[k].v, acc.slot[k].index, slots[k]);
   }
   KOKKOS_INLINE_FUNCTION void join(Accumulators& dst, const Accumulators& src) const {
     join_accumulators(dst, src, slots, nreduce);
   }
 #ifdef TESSERA_KOKKOS_VOLATILE_JOIN
   KOKKOS_INLINE_FUNCTION void join(volatile Accumulators& dst, const volatile Accumulators& src) const {
+    Accumulators d, s;
     for (int k = 0; k < nreduce; ++k) {
-      if (slots[k].is_float)
-        dst.v[k].f64 = combine<double>(slots[k].kind, dst.v[k].f64, src.v[k].f64);
-      else
-        dst.v[k].i64 = combine<std::int64_t>(slots[k].kind, dst.v[k].i64, src.v[k].i64);
+      d.slot[k].v.i64 = dst.slot[k].v.i64, d.slot[k].index.i64 = dst.slot[k].index.i64;
+      s.slot[k].v.i64 = src.slot[k].v.i64, s.slot[k].index.i64 = src.slot[k].index.i64;
     }
+    join_accumulators(d, s, slots, nreduce);
+    for (int k = 0; k < nreduce; ++k) dst.slot[k].v.i64 = d.slot[k].v.i64, dst.slot[k].index.i64 = d.slot[k].index.i64;
   }
 #endif
 
+  // Elementwise programs and full reductions: one item per block of a row.
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
     Accumulators unused;
     run(item, unused);
   }
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, Accumulators& acc) const { run(item, acc); }
+  KOKKOS_INLINE_FUNCTION void run(std::int64_t item, Accumulators& acc) const {
+    const std::int64_t row = item / blocks_per_row;
+    const std::int64_t j0 = (item % blocks_per_row) * Lanes;
+    OneAccumulator sink{acc};
+    block(row / domain.n[1], row % domain.n[1], j0, sink);
+  }
+
+  // Reductions along a dimension: one item per output (a row reduced along its last dimension)
+  // or per block of outputs along the last dimension (reduced along an outer one); the item loops
+  // over the reduced dimension in order.
+  struct Along {};
+  KOKKOS_INLINE_FUNCTION void operator()(Along, std::int64_t item) const {
+    const std::int64_t n0 = domain.n[0], n1 = domain.n[1], n2 = domain.n[2];
+    if (reduce_dim == 2) {
+      Accumulators acc;
+      init(acc);
+      OneAccumulator sink{acc};
+      for (std::int64_t j0 = 0; j0 < n2; j0 += Lanes) block(item / n1, item % n1, j0, sink);
+      for (int k = 0; k < nreduce; ++k) {
+        along[2 * k * count + item] = acc.slot[k].v;
+        along[(2 * k + 1) * count + item] = acc.slot[k].index;
+      }
+      return;
+    }
+    const std::int64_t outer = item / blocks_per_row, j0 = (item % blocks_per_row) * Lanes;
+    const int len = static_cast<int>(n2 - j0 < Lanes ? n2 - j0 : Lanes);
+    LaneAccumulators<Lanes> acc;
+    for (int k = 0; k < nreduce; ++k)
+      for (int l = 0; l < len; ++l) reduce_identity(acc.v[k][l], acc.i[k][l], slots[k]);
+    if (reduce_dim == 1)
+      for (std::int64_t i1 = 0; i1 < n1; ++i1) block(outer, i1, j0, acc);
+    else
+      for (std::int64_t i0 = 0; i0 < n0; ++i0) block(i0, outer, j0, acc);
+    for (int k = 0; k < nreduce; ++k)
+      for (int l = 0; l < len; ++l) {
+        along[2 * k * count + outer * n2 + j0 + l] = acc.v[k][l];
+        along[(2 * k + 1) * count + outer * n2 + j0 + l] = acc.i[k][l];
+      }
+  }
 
   template <class T>
   KOKKOS_INLINE_FUNCTION T* element_ptr(int arg, std::int64_t i0, std::int64_t i1, std::int64_t j) const {
@@ -123,10 +139,9 @@ struct Interpreter {
     return reinterpret_cast<T*>(a.ptr) + (a.origin + i0 * a.stride[0] + i1 * a.stride[1] + j * a.stride[2]);
   }
 
-  KOKKOS_INLINE_FUNCTION void run(std::int64_t item, Accumulators& acc) const {
-    const std::int64_t row = item / blocks_per_row;
-    const std::int64_t j0 = (item % blocks_per_row) * Lanes;
-    const std::int64_t i0 = row / domain.n[1], i1 = row % domain.n[1];
+  // Runs the program on the lanes j0 .. j0 + Lanes - 1 (those inside the row) of row (i0, i1).
+  template <class Sink>
+  KOKKOS_INLINE_FUNCTION void block(std::int64_t i0, std::int64_t i1, std::int64_t j0, Sink& sink) const {
     const int len = static_cast<int>(domain.n[2] - j0 < Lanes ? domain.n[2] - j0 : Lanes);
     Value reg[kMaxRegisters][Lanes];
 
@@ -163,6 +178,12 @@ struct Interpreter {
                               (domain.global_origin[1] + i1) * domain.global_stride[1] +
                               (domain.global_origin[2] + j0) * domain.global_stride[2];
           for (int l = 0; l < len; ++l) d[l].i64 = base + l * domain.global_stride[2];
+          break;
+        }
+        case OpCode::Coord: {
+          const std::int64_t base = domain.global_origin[in.a] + (in.a == 0 ? i0 : in.a == 1 ? i1 : j0);
+          const std::int64_t step = in.a == 2 ? 1 : 0;
+          for (int l = 0; l < len; ++l) d[l].i64 = base + l * step;
           break;
         }
         case OpCode::Random: {
@@ -249,17 +270,20 @@ struct Interpreter {
         case OpCode::Where:
           for (int l = 0; l < len; ++l) d[l] = x[l].b ? y[l] : z[l];
           break;
-        case OpCode::Reduce: {
+        case OpCode::Reduce:
+        case OpCode::ReduceArg: {
           const ReduceSlot s = slots[in.dst];
-          Value& accv = acc.v[in.dst];
+          const int k = in.dst;
+          const bool with_index = in.op == OpCode::ReduceArg;
           by_type(in.type, [&](auto tag) {
             using T = decltype(tag);
-            if (s.is_float)
-              for (int l = 0; l < len; ++l)
-                accv.f64 = combine<double>(s.kind, accv.f64, static_cast<double>(as<T>(x[l])));
-            else
-              for (int l = 0; l < len; ++l)
-                accv.i64 = combine<std::int64_t>(s.kind, accv.i64, static_cast<std::int64_t>(as<T>(x[l])));
+            for (int l = 0; l < len; ++l) {
+              const std::int64_t index = with_index ? y[l].i64 : 0;
+              if (s.is_float)
+                fold(s, sink.value(k, l).f64, sink.index(k, l).i64, static_cast<double>(as<T>(x[l])), index);
+              else
+                fold(s, sink.value(k, l).i64, sink.index(k, l).i64, static_cast<std::int64_t>(as<T>(x[l])), index);
+            }
           });
           break;
         }
@@ -278,6 +302,7 @@ std::uint64_t content_hash(const Program& p) {
   for (const Value& v : p.constants) mix(static_cast<std::uint64_t>(v.i64));
   for (std::size_t k = 0; k < p.reduce_kinds.size(); ++k)
     mix(static_cast<std::uint64_t>(p.reduce_kinds[k]) << 1 | (p.reduce_float[k] ? 1 : 0));
+  mix(static_cast<std::uint64_t>(p.reduce_dim + 2));
   return h;
 }
 
@@ -299,7 +324,8 @@ ProgramImage& ProgramImages::get(const Program& program) {
   std::deque<Entry>& bucket = by_hash_[content_hash(program)];
   for (Entry& e : bucket)
     if (same_code(e.code, program.code) && same_constants(e.constants, program.constants) &&
-        e.reduce_kinds == program.reduce_kinds && e.reduce_float == program.reduce_float)
+        e.reduce_kinds == program.reduce_kinds && e.reduce_float == program.reduce_float &&
+        e.reduce_dim == program.reduce_dim)
       return e.image;
   // A program whose op stream never repeats would grow this without bound.
   if (count_ >= kMaxImages) {
@@ -307,7 +333,8 @@ ProgramImage& ProgramImages::get(const Program& program) {
     count_ = 0;
     return get(program);
   }
-  bucket.push_back(Entry{program.code, program.constants, program.reduce_kinds, program.reduce_float, {}});
+  bucket.push_back(
+      Entry{program.code, program.constants, program.reduce_kinds, program.reduce_float, program.reduce_dim, {}});
   Entry& e = bucket.back();
   // On the host the image views the entry's own vectors, which stay where they are.
   e.image.code = to_device(e.code, "tessera::program");
@@ -333,7 +360,7 @@ void combine_partials(const Program& program, const PartialsView& into, const Pa
 }
 
 void interpret(const std::string& label, const Program& program, const ProgramImage& image,
-               const std::vector<Accessor>& args, const Domain& domain, const PartialsView& partials) {
+               const std::vector<Accessor>& args, const Domain& domain, const ReductionTarget& target) {
   if (args.size() > static_cast<std::size_t>(kMaxArgs))
     raise("internal: ", label, " has ", args.size(), " arguments, more than ", kMaxArgs);
   Interpreter<kLanes> f;
@@ -344,16 +371,30 @@ void interpret(const std::string& label, const Program& program, const ProgramIm
   f.blocks_per_row = (domain.n[2] + kLanes - 1) / kLanes;
   f.ninstr = static_cast<int>(program.code.size());
   f.nreduce = reduce_slots(program, f.slots);
-  const std::int64_t items = domain.n[0] * domain.n[1] * f.blocks_per_row;
+  f.reduce_dim = f.nreduce > 0 ? program.reduce_dim : -1;
   // Light weight: the functor (arguments included, < 4 KiB) goes in the kernel parameters. Heavier
   // launches use constant memory, for which Kokkos makes the host wait for the previous kernel.
+  if (f.reduce_dim >= 0) {
+    using Along = typename Interpreter<kLanes>::Along;
+    f.along = target.along;
+    f.count = target.count;
+    const std::int64_t items =
+        f.reduce_dim == 2 ? domain.n[0] * domain.n[1] : domain.n[1 - f.reduce_dim] * f.blocks_per_row;
+    Kokkos::parallel_for(
+        label,
+        Kokkos::Experimental::require(Kokkos::RangePolicy<ExecSpace, Along, Kokkos::IndexType<std::int64_t>>(0, items),
+                                      Kokkos::Experimental::WorkItemProperty::HintLightWeight),
+        f);
+    return;
+  }
+  const std::int64_t items = domain.n[0] * domain.n[1] * f.blocks_per_row;
   const auto policy =
       Kokkos::Experimental::require(Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, items),
                                     Kokkos::Experimental::WorkItemProperty::HintLightWeight);
   if (f.nreduce == 0)
     Kokkos::parallel_for(label, policy, f);
   else
-    Kokkos::parallel_reduce(label, policy, f, partials);
+    Kokkos::parallel_reduce(label, policy, f, target.partials);
 }
 
 }  // namespace tessera::detail

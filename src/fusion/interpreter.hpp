@@ -73,21 +73,37 @@ class ProgramImages {
     std::vector<Value> constants;
     std::vector<ReduceKind> reduce_kinds;  // the same code reduces differently with other kinds
     std::vector<bool> reduce_float;
+    int reduce_dim;
     ProgramImage image;
   };
   std::unordered_map<std::uint64_t, std::deque<Entry>> by_hash_;  // deque: entries never move
   std::size_t count_ = 0;
 };
 
+// A full reduction's partial result per slot: the value and, for arg kinds, its index (laid out
+// as ReductionTarget::along with one output).
 struct Accumulators {
-  Value v[kMaxReductions];
+  struct Slot {
+    Value v, index;
+  };
+  Slot slot[kMaxReductions];
 };
 using PartialsView = Kokkos::View<Accumulators, MemSpace, Kokkos::MemoryUnmanaged>;
 
-// Runs `program` over `domain`. If it reduces, this rank's partial results are written to
-// `partials` (device memory) without synchronizing the host.
+// Where a launch's reductions go (device memory). Full reductions: one Accumulators. Reductions
+// along a dimension (Program::reduce_dim): `count` outputs per slot, row-major over the other
+// dimensions of the launch; slot k's values at along[2 k count ...], its indices (arg kinds) at
+// along[(2 k + 1) count ...].
+struct ReductionTarget {
+  PartialsView partials;
+  Value* along = nullptr;
+  std::int64_t count = 0;
+};
+
+// Runs `program` over `domain`. If it reduces, this rank's partial results are written to the
+// target without synchronizing the host.
 void interpret(const std::string& label, const Program& program, const ProgramImage& image,
-               const std::vector<Accessor>& args, const Domain& domain, const PartialsView& partials);
+               const std::vector<Accessor>& args, const Domain& domain, const ReductionTarget& target);
 
 // Folds `from` into `into` (both device partials of `program`'s reductions), on the device: the
 // partial results of a launch run in several parts (interior and boundary strips).
@@ -96,7 +112,7 @@ void combine_partials(const Program& program, const PartialsView& into, const Pa
 // Runs a launch on the runtime's backend: the JIT's compiled kernel where there is one, else the
 // interpreter (fusion/backend.cpp).
 void launch_kernel(const std::string& label, const Program& program, const std::vector<Accessor>& args,
-                   const Domain& domain, const PartialsView& partials);
+                   const Domain& domain, const ReductionTarget& target);
 
 // Test hook: called with every program launched, before it runs (tests/jit_codegen_check.cpp
 // compiles every fused program of the fuzz corpus with NVRTC, also in CPU-only CI).

@@ -82,7 +82,7 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
     for (const Value& v : t.program.constants) oh = mix64(oh, static_cast<std::uint64_t>(v.i64));
     for (std::size_t k = 0; k < t.program.reduce_kinds.size(); ++k)
       oh = mix64(oh, static_cast<std::uint64_t>(t.program.reduce_kinds[k]) * 2 + t.program.reduce_float[k]);
-    oh = mix64(oh, static_cast<std::uint64_t>(t.key));
+    oh = mix64(oh, static_cast<std::uint64_t>(t.key) | static_cast<std::uint64_t>(t.program.reduce_dim + 2) << 32);
     for (const char c : t.label) oh = mix64(oh, static_cast<unsigned char>(c));
     for (const Arg& a : t.args) {
       const Tiling& tl = a.store->tiling();
@@ -335,6 +335,9 @@ class Planner {
     int span_start = 0;      // where the current group's ops (floating ones included) begin
     int loop_boundary = -1;  // rule 7: an op repeating op 0 at least kLoopSpan ops past span_start
     Group current;
+    // The dimension the group's reductions run along (Program::reduce_dim): one per kernel.
+    constexpr int kNoReduction = -2;
+    int group_reduce_dim = kNoReduction;
     auto close = [&](std::string reason) {
       if (current.ops.empty()) return;
       current.reason = std::move(reason);
@@ -347,6 +350,7 @@ class Planner {
       external.clear();
       visible.clear();
       std::fill(reduced.begin(), reduced.end(), 0);
+      group_reduce_dim = kNoReduction;
     };
     for (int i = 0; i < n_; ++i) {
       if (i > 0 && w_.op_hash[i] == w_.op_hash[0] && i - span_start >= kLoopSpan && loop_boundary < 0)
@@ -403,6 +407,12 @@ class Planner {
                 break;
               }
         }
+        if (why.empty() && !t.reductions.empty() && group_reduce_dim != kNoReduction &&
+            group_reduce_dim != t.program.reduce_dim) {
+          msg << "rule 4 (reduction): op " << i << " (" << short_name(t.label)
+              << ") reduces along another dimension than the group's reductions";
+          why = msg.str();
+        }
         if (why.empty() && loop_boundary > current.ops.front()) {
           msg << "rule 7 (loop period): op " << loop_boundary << " (" << short_name(ops_[loop_boundary].label)
               << ") starts the loop's next iteration (it repeats op 0), " << loop_boundary - span_start
@@ -433,6 +443,7 @@ class Planner {
           if (visible_after(w_.arg_store[i][a], i)) visible.insert(w_.arg_store[i][a]);
         }
       for (int s : w_.reduction_store[i]) reduced[s] = 1;
+      if (!t.reductions.empty()) group_reduce_dim = t.program.reduce_dim;
     }
     close(everything_ ? "flush" : "window full");
   }
@@ -592,18 +603,22 @@ class Planner {
           out.b = static_cast<std::uint16_t>(b.g.program.constants.size() - 1);
           out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
           break;
-        case OpCode::Reduce: {
+        case OpCode::Reduce:
+        case OpCode::ReduceArg: {
           const int slot = static_cast<int>(b.g.program.reduce_kinds.size());
           if (slot >= kMaxReductions) raise("internal: more than ", kMaxReductions, " reductions in a fused group");
           b.g.program.reduce_kinds.push_back(t.program.reduce_kinds[in.dst]);
           b.g.program.reduce_float.push_back(t.program.reduce_float[in.dst]);
+          b.g.program.reduce_dim = t.program.reduce_dim;  // the group's reductions share it (form_groups)
           const ReductionOut& ro = t.reductions[in.dst];
           b.g.reductions.push_back({w_.reduction_store[i][in.dst], ro.finalize, ro.count});
           out.dst = static_cast<std::uint16_t>(slot);
           out.a = R(in.a);
+          if (in.op == OpCode::ReduceArg) out.b = R(in.b);
           break;
         }
-        case OpCode::Index: out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg()); break;
+        case OpCode::Index:
+        case OpCode::Coord: out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg()); break;
         default:  // arithmetic: remap operands, then the destination
           out.a = R(in.a);
           out.b = in.op == OpCode::Where || in.op >= OpCode::Add ? R(in.b) : 0;
@@ -717,9 +732,11 @@ class Planner {
       switch (in.op) {
         case OpCode::Load:
         case OpCode::Const:
-        case OpCode::Index: break;
+        case OpCode::Index:
+        case OpCode::Coord: break;
         case OpCode::Store: out[k++] = in.b; break;
         case OpCode::Where: out[k++] = in.a, out[k++] = in.b, out[k++] = in.c; break;
+        case OpCode::ReduceArg: out[k++] = in.a, out[k++] = in.b; break;
         case OpCode::Random:
         case OpCode::Cast:
         case OpCode::Reduce: out[k++] = in.a; break;
@@ -729,7 +746,7 @@ class Planner {
       }
       return k;
     };
-    auto defines = [](const Instr& in) { return in.op != OpCode::Store && in.op != OpCode::Reduce; };
+    auto defines = [](const Instr& in) { return defines_register(in.op); };
     int src[3];
     for (int pc = 0; pc < static_cast<int>(p.code.size()); ++pc) {
       int k = sources(p.code[pc], src);
@@ -764,7 +781,8 @@ class Planner {
           break;
         case OpCode::Load:
         case OpCode::Const:
-        case OpCode::Index: break;
+        case OpCode::Index:
+        case OpCode::Coord: break;
         default:
           if (k >= 1) in.a = static_cast<std::uint16_t>(mapped[0]);
           if (k >= 2) in.b = static_cast<std::uint16_t>(mapped[1]);

@@ -5,15 +5,15 @@
 namespace tessera::detail {
 
 const char* name(OpCode op) {
-  static const char* names[] = {"load", "const", "index", "random", "cast",  "neg",   "abs", "sqrt", "exp",
-                                "log",  "sin",   "cos",   "tanh",   "erf",   "not",   "add", "sub",  "mul",
-                                "div",  "pow",   "max",   "min",    "and",   "or",    "eq",  "ne",   "lt",
-                                "le",   "gt",    "ge",    "where",  "store", "reduce"};
+  static const char* names[] = {"load", "const", "index", "coord", "random", "cast",  "neg",    "abs",   "sqrt",
+                                "exp",  "log",   "sin",   "cos",   "tanh",   "erf",   "not",    "add",   "sub",
+                                "mul",  "div",   "pow",   "max",   "min",    "and",   "or",     "eq",    "ne",
+                                "lt",   "le",    "gt",    "ge",    "where",  "store", "reduce", "reduce"};
   return names[static_cast<int>(op)];
 }
 
 const char* name(ReduceKind k) {
-  static const char* names[] = {"sum", "prod", "min", "max"};
+  static const char* names[] = {"sum", "prod", "min", "max", "argmin", "argmax"};
   return names[static_cast<int>(k)];
 }
 
@@ -23,9 +23,10 @@ std::string Program::describe() const {
   for (const Instr& in : code) {
     if (in.op == OpCode::Load || in.op == OpCode::Const) continue;
     out << (first ? "" : " ") << name(in.op);
-    if (in.op == OpCode::Reduce) out << '.' << name(reduce_kinds[in.dst]);
+    if (in.op == OpCode::Reduce || in.op == OpCode::ReduceArg) out << '.' << name(reduce_kinds[in.dst]);
     first = false;
   }
+  if (reduce_dim >= 0) out << " along" << reduce_dim;
   return out.str();
 }
 

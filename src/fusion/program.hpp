@@ -21,6 +21,7 @@ enum class OpCode : std::uint8_t {
   Load,    // r[dst] = arg[a] at this element                        (type: element type)
   Const,   // r[dst] = constants[a]
   Index,   // r[dst] = global row-major index of this element        (int64)
+  Coord,   // r[dst] = global coordinate of this element along padded dimension a (0..2; int64)
   Random,  // r[dst] = uniform [0,1) from counter r[a], seed constants[b]  (float32/float64)
   Cast,    // r[dst] = (type) r[a], r[a] of type `from`
   Neg,
@@ -47,15 +48,23 @@ enum class OpCode : std::uint8_t {
   Lt,
   Le,
   Gt,
-  Ge,      // r[dst] (bool) = r[a] cmp r[b] (type)
-  Where,   // r[dst] = r[a] ? r[b] : r[c]                            (type: of b and c)
-  Store,   // arg[a] at this element = r[b]
-  Reduce,  // accumulator[dst] op= r[a]                              (type: of r[a])
+  Ge,         // r[dst] (bool) = r[a] cmp r[b] (type)
+  Where,      // r[dst] = r[a] ? r[b] : r[c]                            (type: of b and c)
+  Store,      // arg[a] at this element = r[b]
+  Reduce,     // accumulator[dst] op= r[a]                           (type: of r[a])
+  ReduceArg,  // accumulator[dst] = the better of it and (r[a], index r[b]): ArgMin / ArgMax
 };
 
 const char* name(OpCode op);
+// Whether the instruction writes r[dst] (stores and reductions write memory or accumulators).
+constexpr bool defines_register(OpCode op) {
+  return op != OpCode::Store && op != OpCode::Reduce && op != OpCode::ReduceArg;
+}
 
-enum class ReduceKind : std::uint8_t { Sum, Prod, Min, Max };
+// ArgMin/ArgMax keep a value and the index it came from; the lowest index wins ties and NaN
+// wins over numbers (the first NaN), as NumPy's argmin/argmax.
+enum class ReduceKind : std::uint8_t { Sum, Prod, Min, Max, ArgMin, ArgMax };
+constexpr bool is_arg(ReduceKind k) { return k == ReduceKind::ArgMin || k == ReduceKind::ArgMax; }
 const char* name(ReduceKind k);
 
 struct Instr {
@@ -74,6 +83,10 @@ struct Program {
   int registers = 0;
   std::vector<ReduceKind> reduce_kinds;  // accumulator slot -> kind
   std::vector<bool> reduce_float;        // accumulator slot -> accumulates in double (else int64)
+  // -1: the reductions run over the whole domain (0-d results); 0..2: along this dimension of the
+  // domain padded to 3-D, one result per element of the other dimensions (all of a program's
+  // reductions run along the same dimension).
+  int reduce_dim = -1;
 
   std::string describe() const;  // one line: the ops, for logs and kernel labels
 };

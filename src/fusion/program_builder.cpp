@@ -19,7 +19,7 @@ int ProgramBuilder::arg(const std::shared_ptr<Store>& store, const View& view, b
 
 int ProgramBuilder::emit(Instr in) {
   Program& p = task_.program;
-  if (in.op != OpCode::Store && in.op != OpCode::Reduce) {
+  if (defines_register(in.op)) {
     if (p.registers >= kMaxRegisters) raise("internal: program needs more than ", kMaxRegisters, " registers");
     in.dst = u16(p.registers++);
   }
@@ -46,13 +46,17 @@ int ProgramBuilder::random(DType type, int counter, std::uint64_t seed) {
 
 void ProgramBuilder::store(int arg, DType type, int reg) { emit({OpCode::Store, type, type, 0, u16(arg), u16(reg)}); }
 
-void ProgramBuilder::reduce(ReduceKind kind, bool accumulate_float, DType type, int reg) {
+void ProgramBuilder::reduce(ReduceKind kind, bool accumulate_float, DType type, int reg, int index_reg) {
   Program& p = task_.program;
   if (p.reduce_kinds.size() >= static_cast<std::size_t>(kMaxReductions))
     raise("internal: more than ", kMaxReductions, " reductions in one program");
   p.reduce_kinds.push_back(kind);
   p.reduce_float.push_back(accumulate_float);
-  emit({OpCode::Reduce, type, type, u16(static_cast<int>(p.reduce_kinds.size() - 1)), u16(reg)});
+  const std::uint16_t slot = u16(static_cast<int>(p.reduce_kinds.size() - 1));
+  if (is_arg(kind))
+    emit({OpCode::ReduceArg, type, type, slot, u16(reg), u16(index_reg)});
+  else
+    emit({OpCode::Reduce, type, type, slot, u16(reg)});
 }
 
 }  // namespace tessera::detail

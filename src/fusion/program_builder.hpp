@@ -20,9 +20,11 @@ class ProgramBuilder {
     return emit({OpCode::Where, type, type, 0, u16(cond), u16(a), u16(b)});
   }
   int index() { return emit({OpCode::Index, DType::Int64, DType::Int64}); }
+  int coord(int padded_dim) { return emit({OpCode::Coord, DType::Int64, DType::Int64, 0, u16(padded_dim)}); }
   int random(DType type, int counter, std::uint64_t seed);
   void store(int arg, DType type, int reg);
-  void reduce(ReduceKind kind, bool accumulate_float, DType type, int reg);
+  // Arg kinds also take the register of the index that goes with the value.
+  void reduce(ReduceKind kind, bool accumulate_float, DType type, int reg, int index_reg = -1);
 
  private:
   static std::uint16_t u16(int x) { return static_cast<std::uint16_t>(x); }

@@ -173,7 +173,7 @@ class Emitter {
       if (in.op != OpCode::Load)
         for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
       // After every lane's line: an instruction may read the register it redefines.
-      if (in.op != OpCode::Store && in.op != OpCode::Reduce) current_[in.dst] = pc;
+      if (defines_register(in.op)) current_[in.dst] = pc;
     }
   }
 
@@ -235,6 +235,11 @@ class Emitter {
                "p.domain.global_stride[1] + (p.domain.global_origin[2] + "
             << lane.column << ") * p.domain.global_stride[2];\n";
         return out.str();
+      case OpCode::Coord: {
+        const std::string along = in.a == 0 ? "i0" : in.a == 1 ? "i1" : lane.column;
+        out << define(pc, lane, "long") << "p.domain.global_origin[" << in.a << "] + " << along << ";\n";
+        return out.str();
+      }
       case OpCode::Random: {
         const std::string counter = reg(in.a, lane);
         out << define(pc, lane, T) << "el::uniform<" << T << ">(static_cast<unsigned long>("
@@ -319,6 +324,7 @@ class Emitter {
             << ");\n";
         return out.str();
       }
+      case OpCode::ReduceArg: raise("internal: codegen of an arg reduction (jit_supports rejects it)");
       case OpCode::Reduce: {
         const bool is_float = p_.reduce_float[in.dst];
         out << "acc" << in.dst << " = " << combine_fn(p_.reduce_kinds[in.dst]) << "(acc" << in.dst << ", static_cast<"
@@ -342,7 +348,13 @@ std::uint64_t fnv1a(const std::string& s) {
 
 }  // namespace
 
-bool jit_supports(const Program&, int nargs) { return nargs <= kMaxArgs; }
+// Reductions along a dimension and the arg kinds run on the interpreter for now.
+bool jit_supports(const Program& program, int nargs) {
+  if (program.reduce_dim >= 0) return false;
+  for (ReduceKind k : program.reduce_kinds)
+    if (is_arg(k)) return false;
+  return nargs <= kMaxArgs;
+}
 
 // Why several elements: a GPU issues a thread's instructions in order, so with one element per
 // thread each thread has one element's loads in flight, and memory-bound kernels reach about half
@@ -476,7 +488,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
     }
     s << "    }\n  }\n  if (threadIdx.x == 0) {\n";
     for (int k = 0; k < nreduce; ++k)
-      s << "    static_cast<Value*>(p.partials)[" << k << "] = partial[" << k << "][0];\n";
+      s << "    static_cast<Value*>(p.partials)[" << 2 * k << "] = partial[" << k << "][0];  // Accumulators\n";
     s << "  }\n}\n";
   }
   GeneratedKernel g;

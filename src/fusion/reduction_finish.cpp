@@ -1,0 +1,99 @@
+#include "tessera/fusion/reduction_finish.hpp"
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/profiling.hpp"
+#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/reduce_ops.hpp"
+
+namespace tessera::detail {
+namespace {
+
+bool allreducible(ReduceKind kind, bool is_float) {
+  return !is_arg(kind) && !(is_float && (kind == ReduceKind::Min || kind == ReduceKind::Max));
+}
+
+void combine_across(Communicator& comm, const Program& program, Value* partials, std::int64_t count) {
+  RuntimeState& rt = runtime();
+  for (std::size_t k = 0; k < program.reduce_kinds.size(); ++k) {
+    const ReduceSlot s{program.reduce_kinds[k], program.reduce_float[k]};
+    Value* slot = partials + 2 * static_cast<std::int64_t>(k) * count;
+    ScopedRegion region(std::string("tessera::allreduce[") + name(s.kind) + "]");
+    rt.stats().allreduces++;
+    if (allreducible(s.kind, s.is_float)) {
+      comm.allreduce(slot, static_cast<int>(count), s.is_float ? DType::Float64 : DType::Int64, s.kind);
+      continue;
+    }
+    const int ranks = comm.size();
+    const std::size_t bytes = static_cast<std::size_t>(2 * count) * sizeof(Value);
+    Kokkos::View<char*, MemSpace> buffer = allocate(bytes * ranks, "tessera::partials", false);
+    comm.allgather_device(slot, buffer.data(), bytes);
+    const Value* gathered = reinterpret_cast<const Value*>(buffer.data());
+    Kokkos::parallel_for(
+        "tessera::reduce[fold]", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, count),
+        KOKKOS_LAMBDA(std::int64_t e) {
+          Value v, index;
+          reduce_identity(v, index, s);
+          for (int r = 0; r < ranks; ++r)
+            fold_value(s, v, index, gathered[2 * r * count + e], gathered[(2 * r + 1) * count + e]);
+          slot[e] = v;
+          slot[count + e] = index;
+        });
+    recycle(std::move(buffer));
+  }
+}
+
+// Writes output e (row-major over the store's owned box) of one slot into the store.
+void finalize_slot(const ReductionOut& r, ReduceSlot s, const Value* values, std::int64_t count) {
+  Store& out = *r.out;
+  const Box owned = out.owned();
+  if (owned.volume() != count)
+    raise("internal: a reduction computed ", count, " outputs for a result tile of ", owned.volume());
+  const Layout layout = out.layout();
+  const Finalize fin = r.finalize;
+  const double n = r.count;
+  const DType out_type = out.dtype();
+  const int ndim = owned.ndim;
+  char* base = out.data();
+  Kokkos::parallel_for(
+      "tessera::reduce[finalize]", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, count),
+      KOKKOS_LAMBDA(std::int64_t e) {
+        const Value v = values[e], index = values[count + e];
+        // Position of output e in the store's buffer.
+        std::int64_t at = 0, rest = e;
+        for (int d = ndim - 1; d >= 0; --d) {
+          const std::int64_t extent = owned.hi[d] - owned.lo[d];
+          at += (owned.lo[d] + rest % extent - layout.frame.lo[d]) * layout.stride[d];
+          rest /= extent;
+        }
+        const bool exact_int = is_arg(s.kind) || (!s.is_float && fin == Finalize::None);
+        const std::int64_t i = is_arg(s.kind) ? index.i64 : v.i64;
+        double f = s.is_float ? v.f64 : static_cast<double>(v.i64);
+        if (fin == Finalize::Mean) f = f / n;
+        if (fin == Finalize::Sqrt) f = TESSERA_KOKKOS_MATH::sqrt(f);
+        switch (out_type) {
+          case DType::Bool: reinterpret_cast<bool*>(base)[at] = exact_int ? i != 0 : f != 0.0; break;
+          case DType::Int32:
+            reinterpret_cast<std::int32_t*>(base)[at] =
+                exact_int ? static_cast<std::int32_t>(i) : static_cast<std::int32_t>(f);
+            break;
+          case DType::Int64:
+            reinterpret_cast<std::int64_t*>(base)[at] = exact_int ? i : static_cast<std::int64_t>(f);
+            break;
+          case DType::Float32: reinterpret_cast<float*>(base)[at] = static_cast<float>(f); break;
+          default: reinterpret_cast<double*>(base)[at] = f; break;
+        }
+      });
+  out.mark_written();
+}
+
+}  // namespace
+
+void finish_reductions(const Launch& launch, Value* partials, std::int64_t count, Communicator* across) {
+  const Program& program = *launch.program;
+  if (across) combine_across(*across, program, partials, count);
+  for (std::size_t k = 0; k < launch.reductions.size(); ++k)
+    finalize_slot(launch.reductions[k], {program.reduce_kinds[k], program.reduce_float[k]},
+                  partials + 2 * static_cast<std::int64_t>(k) * count, count);
+}
+
+}  // namespace tessera::detail

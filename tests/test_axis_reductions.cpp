@@ -1,0 +1,251 @@
+// Reductions along an axis (sum prod min max mean argmin argmax count_nonzero, with keepdims and
+// negative axes), flat argmin/argmax and count_nonzero, NumPy's dtypes, ties and NaN, views as
+// inputs, results feeding later ops where they are (no redistribution), and the bad inputs.
+// The reference reduces row-major host arrays serially.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "support.hpp"
+
+namespace {
+
+using std::int64_t;
+
+enum class Kind { Sum, Prod, Min, Max, Mean, ArgMin, ArgMax, CountNonzero };
+
+// The shape without `axis` (or with it of extent 1).
+ts::Shape reduced_shape(const ts::Shape& s, int axis, bool keepdims) {
+  ts::Shape out;
+  for (int d = 0; d < static_cast<int>(s.size()); ++d)
+    if (d != axis)
+      out.push_back(s[d]);
+    else if (keepdims)
+      out.push_back(1);
+  return out;
+}
+
+// NumPy's reductions along `axis` of a row-major array, in double (exact for the test's values).
+template <class T>
+std::vector<double> host_reduce(const std::vector<T>& a, const ts::Shape& s, int axis, Kind kind) {
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= s[d];
+  for (int d = axis + 1; d < static_cast<int>(s.size()); ++d) inner *= s[d];
+  const int64_t n = s[axis];
+  std::vector<double> out;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      double acc = kind == Kind::Prod ? 1 : 0;
+      int64_t best = -1;
+      for (int64_t k = 0; k < n; ++k) {
+        const double x = static_cast<double>(a[(o * n + k) * inner + i]);
+        switch (kind) {
+          case Kind::Sum:
+          case Kind::Mean: acc += x; break;
+          case Kind::Prod: acc *= x; break;
+          case Kind::CountNonzero: acc += x != 0; break;
+          case Kind::Min:
+          case Kind::Max:
+            if (k == 0 || std::isnan(x) || (!std::isnan(acc) && (kind == Kind::Min ? x < acc : x > acc))) acc = x;
+            break;
+          default: {  // first occurrence, NaN first
+            const double y = best < 0 ? 0 : static_cast<double>(a[(o * n + best) * inner + i]);
+            const bool better = best < 0 || (std::isnan(x) && !std::isnan(y)) ||
+                                (!std::isnan(x) && !std::isnan(y) && (kind == Kind::ArgMin ? x < y : x > y));
+            if (better) best = k;
+          }
+        }
+      }
+      if (kind == Kind::Mean) acc /= static_cast<double>(n);
+      out.push_back(kind == Kind::ArgMin || kind == Kind::ArgMax ? static_cast<double>(best) : acc);
+    }
+  return out;
+}
+
+template <class R>
+std::vector<double> as_double(const ts::Array<R>& a) {
+  std::vector<double> out;
+  for (R x : a.to_host()) out.push_back(static_cast<double>(x));
+  return out;
+}
+
+template <class T>
+ts::Array<double> run(Kind kind, const ts::Array<T>& a, int axis, bool keepdims) {
+  switch (kind) {
+    case Kind::Sum: return ts::sum(a, axis, keepdims).template astype<double>();
+    case Kind::Prod: return ts::prod(a, axis, keepdims).template astype<double>();
+    case Kind::Min: return ts::min(a, axis, keepdims).template astype<double>();
+    case Kind::Max: return ts::max(a, axis, keepdims).template astype<double>();
+    case Kind::Mean: return ts::mean(a, axis, keepdims).template astype<double>();
+    case Kind::ArgMin: return ts::argmin(a, axis, keepdims).template astype<double>();
+    case Kind::ArgMax: return ts::argmax(a, axis, keepdims).template astype<double>();
+    default: return ts::count_nonzero(a, axis, keepdims).template astype<double>();
+  }
+}
+
+const std::vector<ts::Shape> kShapes = {{11}, {7, 5}, {5, 3, 7}, {2, 9}, {9, 1}, {3, 1, 4}, {1, 6, 2}};
+const Kind kKinds[] = {Kind::Sum,  Kind::Prod,   Kind::Min,    Kind::Max,
+                       Kind::Mean, Kind::ArgMin, Kind::ArgMax, Kind::CountNonzero};
+
+template <class T>
+void check_all_axes(int salt) {
+  for (const auto& shape : kShapes) {
+    const int nd = static_cast<int>(shape.size());
+    const auto h = test_values<T>(volume_of(shape), salt);
+    auto a = ts::from_host<T>(shape, h);
+    for (int axis = -nd; axis < nd; ++axis)
+      for (bool keepdims : {false, true})
+        for (Kind kind : kKinds) {
+          SCOPED_TRACE(::testing::Message() << ::testing::PrintToString(shape) << " axis " << axis << " keepdims "
+                                            << keepdims << " kind " << static_cast<int>(kind));
+          const int ax = axis < 0 ? axis + nd : axis;
+          auto r = run(kind, a, axis, keepdims);
+          EXPECT_EQ(r.shape(), reduced_shape(shape, ax, keepdims));
+          EXPECT_TRUE(close(r.to_host(), host_reduce(h, shape, ax, kind), 1e-12));
+        }
+  }
+}
+
+}  // namespace
+
+TEST_F(TesseraTest, AlongEveryAxisFloat64) { check_all_axes<double>(1); }
+TEST_F(TesseraTest, AlongEveryAxisInt32) { check_all_axes<std::int32_t>(2); }
+TEST_F(TesseraTest, AlongEveryAxisBool) { check_all_axes<bool>(3); }
+
+TEST_F(TesseraTest, ResultTypesFollowNumPy) {
+  auto f = ts::ones<float>({3, 4});
+  auto i = ts::ones<std::int32_t>({3, 4});
+  auto b = ts::ones<bool>({3, 4});
+  static_assert(std::is_same_v<decltype(ts::sum(f, 1)), ts::Array<float>>);
+  static_assert(std::is_same_v<decltype(ts::sum(i, 1)), ts::Array<std::int64_t>>);
+  static_assert(std::is_same_v<decltype(ts::prod(b, 0)), ts::Array<std::int64_t>>);
+  static_assert(std::is_same_v<decltype(ts::mean(i, 0)), ts::Array<double>>);
+  static_assert(std::is_same_v<decltype(ts::mean(f, 0)), ts::Array<float>>);
+  static_assert(std::is_same_v<decltype(ts::min(i, 1)), ts::Array<std::int32_t>>);
+  static_assert(std::is_same_v<decltype(ts::argmax(f, 1)), ts::Array<std::int64_t>>);
+  static_assert(std::is_same_v<decltype(ts::count_nonzero(f, 0)), ts::Array<std::int64_t>>);
+  EXPECT_EQ(ts::sum(i, 1).to_host(), (std::vector<std::int64_t>{4, 4, 4}));
+  EXPECT_EQ(ts::mean(f, 0).to_host(), (std::vector<float>{1, 1, 1, 1}));
+}
+
+TEST_F(TesseraTest, FlatArgAndCountNonzero) {
+  const ts::Shape shape{5, 3, 7};
+  auto h = test_values<double>(105, 4);
+  h[17] = -100;  // a unique minimum and two equal maxima: the first wins
+  h[40] = 100;
+  h[90] = 100;
+  auto a = ts::from_host<double>(shape, h);
+  EXPECT_EQ(ts::argmin(a).item(), 17);
+  EXPECT_EQ(ts::argmax(a).item(), 40);
+  EXPECT_EQ(ts::argmin(a).shape(), ts::Shape{});
+  int64_t nz = 0;
+  for (double x : h) nz += x != 0;
+  EXPECT_EQ(ts::count_nonzero(a).item(), nz);
+  EXPECT_EQ(ts::count_nonzero(a > 0.0).item(), std::count_if(h.begin(), h.end(), [](double x) { return x > 0; }));
+  // Over a strided view: flat indices of the view.
+  auto v = a(ts::slice(1, ts::end, 2), ts::all, ts::slice(0, ts::end, 3));
+  std::vector<double> hv;
+  for (int64_t i = 1; i < 5; i += 2)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 7; k += 3) hv.push_back(h[(i * 3 + j) * 7 + k]);
+  EXPECT_EQ(ts::argmax(v).item(), std::max_element(hv.begin(), hv.end()) - hv.begin());
+  EXPECT_EQ(ts::argmin(v).item(), std::min_element(hv.begin(), hv.end()) - hv.begin());
+}
+
+TEST_F(TesseraTest, NaNAndTiesAsNumPy) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const ts::Shape shape{4, 6};
+  std::vector<double> h = {1, nan, 3, nan, 0,  0,  // NaN first: argmin/argmax 1, min/max NaN
+                           2, 2,   1, 1,   5,  5,  // ties: the first
+                           7, -1,  7, -1,  -1, 7,  //
+                           0, 0,   0, 0,   0,  nan};
+  auto a = ts::from_host<double>(shape, h);
+  for (int axis : {0, 1}) {
+    for (Kind kind : {Kind::Min, Kind::Max, Kind::ArgMin, Kind::ArgMax, Kind::Sum}) {
+      SCOPED_TRACE(::testing::Message() << "axis " << axis << " kind " << static_cast<int>(kind));
+      EXPECT_TRUE(close(run(kind, a, axis, false).to_host(), host_reduce(h, shape, axis, kind)));
+    }
+  }
+  EXPECT_EQ(ts::argmin(a).item(), 1);
+  EXPECT_TRUE(std::isnan(ts::max(a).item()));
+}
+
+// A reduction along an axis feeding an elementwise op: one reducing kernel, one allreduce over the
+// ranks of the grid axis that cut the reduced one (none when it is not cut), and its result is
+// read where it is (no redistribution) by the consumer.
+TEST_F(TesseraTest, AxisReductionFeedsElementwiseInPlace) {
+  const int64_t n = 13, m = 10;
+  const auto h = test_values<double>(n * m, 5);
+  auto A = ts::from_host<double>({n, m}, h);
+  for (int axis : {0, 1}) {
+    SCOPED_TRACE(::testing::Message() << "axis " << axis);
+    reset_stats_now(rt());
+    auto B = axis == 0 ? A - ts::mean(A, 0, true) : A - ts::mean(A, 1)(ts::all, ts::newaxis);
+    const ts::Stats st = stats_now(rt());
+    const auto means = host_reduce(h, {n, m}, axis, Kind::Mean);
+    std::vector<double> want;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j) want.push_back(h[i * m + j] - means[axis == 0 ? j : i]);
+    EXPECT_TRUE(close(B.to_host(), want));
+    EXPECT_EQ(st.kernels, 2);  // the reduction (with its elementwise input) and the subtraction
+    EXPECT_EQ(st.redistributions, 0);
+    EXPECT_LE(st.allreduces, 1);
+  }
+  // The elementwise work before the reduction fuses into it.
+  reset_stats_now(rt());
+  auto s = ts::sum(A * A + 1.0, 1);
+  const ts::Stats st = stats_now(rt());
+  EXPECT_EQ(st.kernels, 1);
+  std::vector<double> want(n, 0.0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) want[i] += h[i * m + j] * h[i * m + j] + 1.0;
+  EXPECT_TRUE(close(s.to_host(), want));
+}
+
+// k-means' assignment step: distances by broadcasting, summed along the last axis, argmin.
+TEST_F(TesseraTest, NearestCentroidByBroadcastAndArgmin) {
+  const int64_t n = 29, c = 4, d = 3;
+  const auto hp = test_values<double>(n * d, 6), hc = test_values<double>(c * d, 7);
+  auto P = ts::from_host<double>({n, d}, hp);
+  auto C = ts::from_host<double>({c, d}, hc);
+  auto diff = P(ts::all, ts::newaxis, ts::all) - C(ts::newaxis, ts::all, ts::all);
+  auto nearest = ts::argmin(ts::sum(diff * diff, 2), 1);
+  std::vector<std::int64_t> want;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t best = 0;
+    double best_d = 0;
+    for (int64_t j = 0; j < c; ++j) {
+      double dist = 0;
+      for (int64_t k = 0; k < d; ++k) dist += (hp[i * d + k] - hc[j * d + k]) * (hp[i * d + k] - hc[j * d + k]);
+      if (j == 0 || dist < best_d) best = j, best_d = dist;
+    }
+    want.push_back(best);
+  }
+  EXPECT_EQ(nearest.to_host(), want);
+}
+
+TEST_F(TesseraTest, BadReductionInputs) {
+  auto a = ts::zeros<double>({4, 5});
+  expect_collective_error("axis 2", [&] { auto r = ts::sum(a, 2); }, {"axis 2", "out of bounds", "dimension 2"});
+  expect_collective_error("axis -3", [&] { auto r = ts::max(a, -3); }, {"axis -3", "dimension 2"});
+  auto empty = ts::zeros<double>({3, 0});
+  expect_collective_error("min of nothing", [&] { auto r = ts::min(empty, 1); }, {"zero-size", "minimum"});
+  expect_collective_error("argmax of nothing", [&] { auto r = ts::argmax(empty); }, {"argmax", "empty sequence"});
+  // Along an axis of nothing sum is 0, and reducing the other axis gives an empty result.
+  EXPECT_EQ(ts::sum(empty, 1).to_host(), (std::vector<double>{0, 0, 0}));
+  EXPECT_TRUE(ts::min(empty, 0).to_host().empty());
+  EXPECT_EQ(ts::count_nonzero(empty, 0).shape(), ts::Shape{0});
+}
+
+class UnfusedAxisReductionTest : public TesseraTest {
+ protected:
+  ts::Config config() const override {
+    ts::Config c;
+    c.fusion = false;
+    return c;
+  }
+};
+
+TEST_F(UnfusedAxisReductionTest, AlongEveryAxisFloat64) { check_all_axes<double>(8); }
