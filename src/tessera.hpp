@@ -15,6 +15,7 @@
 #include "tessera/array/creation.hpp"
 #include "tessera/array/operators.hpp"
 #include "tessera/array/reductions.hpp"
+#include "tessera/array/shapes.hpp"
 #include "tessera/core/config.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/runtime.hpp"
