@@ -44,12 +44,16 @@ struct UserRef {
 };
 
 // NumPy semantics for `target op= f(views of target)`: the right-hand side reads the values from
-// before the write. A view of the target's store other than the target's own is copied first.
+// before the write. A view of the target's store other than the target's own is copied first if
+// it can meet the written elements (their bounding boxes intersect); a disjoint one (a reflective
+// boundary `h(all, 0).assign(h(all, 1))`) is read in place.
 std::vector<Operand> without_overlap(const std::vector<Operand>& operands, const ArrayRef& target,
                                      std::vector<UserRef>& held) {
   std::vector<Operand> out = operands;
+  const Box written = target.view.bounds();
   for (Operand& o : out) {
-    if (o.is_array && o.array.store == target.store && o.array.view != target.view) {
+    if (o.is_array && o.array.store == target.store && o.array.view != target.view &&
+        !intersect(o.array.view.bounds(), written).empty()) {
       ArrayRef copy = apply("copy", OpCode::Load, {o}, {o.array.dtype()}, o.array.dtype(), o.array.dtype());
       held.emplace_back(copy.store);
       o = Operand::of(copy);

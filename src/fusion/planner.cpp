@@ -148,8 +148,7 @@ class Planner {
 
   Plan run() {
     analyse();
-    form_groups();
-    choose_cut();
+    choose_domains();
     Plan plan;
     find_deferred();
     for (int i = 0; i < n_; ++i)
@@ -234,6 +233,104 @@ class Planner {
     }
   }
 
+  // Rules 2 and 3 compare the views a group reads and writes a store through: two different
+  // views conflict only where their elements can meet (their bounding boxes intersect), so a
+  // reflective boundary `h(all, 0).assign(h(all, 1))` joins the group that read h(all, 1).
+  static bool overlap(const View& a, const View& b) { return !intersect(a.bounds(), b.bounds()).empty(); }
+  // A view written in the group that a read or write through `view` conflicts with, or nullptr.
+  static const View* conflicting(const std::map<int, std::vector<View>>& written, int store, const View& view) {
+    auto it = written.find(store);
+    if (it == written.end()) return nullptr;
+    for (const View& w : it->second)
+      if (w != view && overlap(w, view)) return &w;
+    return nullptr;
+  }
+  // Whether a read of (store, view) takes the value the group stored there (a register).
+  static bool forwarded(const std::map<int, std::vector<View>>& written, const ViewKey& r) {
+    auto it = written.find(r.store);
+    return it != written.end() && std::find(it->second.begin(), it->second.end(), r.view) != it->second.end();
+  }
+
+  // Launch domains (rule 1). An op whose results are temporaries read whole, and only by later
+  // ops of the window, has no tiling of its own to keep: it is flexible, and runs over the launch
+  // domain of its first reader (recursively: a chain of sums runs over the domain of the
+  // statement's assign). Its operands are then read through their views relative to that domain
+  // (halos where shifted), and its results live in registers. That holds only if every reader
+  // lands in the flexible op's group (else the result would be stored, tiled like the domain it
+  // ran over rather than like its own store): a flexible op for which grouping and the cut do not
+  // achieve that stops being flexible, and the window is grouped again.
+  bool flexible(int i) const {
+    const Task& t = ops_[i];
+    if (floating_[i] || !t.reductions.empty() || is_scalar_domain(t)) return false;
+    bool writes = false;
+    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      if (!t.args[a].written) continue;
+      const int s = w_.arg_store[i][a];
+      const Store& store = *w_.stores[s];
+      if (!t.args[a].created || store.user_refs() > 0 || last_write_[s] != i || readers_[s].empty() ||
+          t.args[a].view != store.whole())
+        return false;
+      for (int r : readers_[s]) {
+        if (r <= i) return false;
+        for (std::size_t b = 0; b < ops_[r].args.size(); ++b)
+          if (w_.arg_store[r][b] == s && ops_[r].args[b].view != store.whole()) return false;
+      }
+      writes = true;
+    }
+    return writes && !consumers(i).empty();
+  }
+
+  // The grouped ops that read op i's results: its readers, and for readers recomputed inline
+  // (floating), the ops they are inlined into.
+  std::vector<int> consumers(int i) const {
+    std::vector<int> out;
+    const Task& t = ops_[i];
+    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      if (!t.args[a].written) continue;
+      for (int r : readers_[w_.arg_store[i][a]]) {
+        if (!floating_[r]) {
+          out.push_back(r);
+        } else if (!is_scalar_domain(ops_[r])) {
+          const std::vector<int> further = consumers(r);
+          out.insert(out.end(), further.begin(), further.end());
+        }
+      }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  void choose_domains() {
+    flexible_.assign(n_, false);
+    for (int i = 0; i < n_; ++i) flexible_[i] = flexible(i);
+    for (int round = 0; round <= n_; ++round) {
+      anchor_.assign(n_, 0);
+      for (int i = n_ - 1; i >= 0; --i) anchor_[i] = flexible_[i] ? anchor_[consumers(i).front()] : i;
+      groups_.clear();
+      form_groups();
+      choose_cut();
+      std::vector<int> group_of(n_, -1);
+      for (std::size_t g = 0; g < groups_.size(); ++g)
+        for (int i : groups_[g].ops) group_of[i] = static_cast<int>(g);
+      bool settled = true;
+      for (int i = 0; i < n_; ++i) {
+        if (!flexible_[i] || launch_of(i).aligned(launch_tiling(ops_[i].args[ops_[i].key]))) continue;
+        for (int r : consumers(i))
+          if (group_of[i] < 0 || group_of[r] != group_of[i]) flexible_[i] = false;
+        settled = settled && flexible_[i];
+      }
+      if (settled) return;
+    }
+    raise("internal: the planner's launch domains did not settle");
+  }
+
+  // The launch domain op i runs over (its anchor's key view).
+  Tiling launch_of(int i) const {
+    const Task& t = ops_[anchor_[i]];
+    return launch_tiling(t.args[t.key]);
+  }
+
   // Whether elementwise op i is recomputed inside its readers instead of being stored (see the top
   // of the file). Its result must be a temporary (created by i, no user handle, written whole, read
   // whole), no input of i may be written after i up to a reader, and the byte model must favour
@@ -309,10 +406,10 @@ class Planner {
   // group are forwarded registers, never arguments). `visible` holds the group's written stores
   // visible after op i - 1; those that op i reads last are dropped here, each once.
   std::size_t arguments_with(int i, const std::vector<ViewKey>& reads_i, const std::set<ViewKey>& external,
-                             const std::map<int, View>& written, std::set<int>& visible) const {
+                             const std::map<int, std::vector<View>>& written, std::set<int>& visible) const {
     std::set<ViewKey> new_reads;
     for (const ViewKey& r : reads_i)
-      if (written.count(r.store) == 0 && external.count(r) == 0) new_reads.insert(r);
+      if (!forwarded(written, r) && external.count(r) == 0) new_reads.insert(r);
     for (auto it = visible.begin(); it != visible.end();)
       it = visible_after(*it, i) ? std::next(it) : visible.erase(it);
     std::size_t count = external.size() + new_reads.size() + visible.size();
@@ -325,8 +422,8 @@ class Planner {
   }
 
   void form_groups() {
-    std::map<int, View> written;            // store -> view written in the group
-    std::map<int, std::vector<View>> read;  // store -> views read in the group
+    std::map<int, std::vector<View>> written;  // store -> views written in the group
+    std::map<int, std::vector<View>> read;     // store -> views read in the group
     std::vector<char> reduced(w_.stores.size(), 0);
     std::set<ViewKey> external;  // views the group reads from outside itself (kernel arguments)
     std::set<int> visible;       // stores the group wrote that are visible after the last op
@@ -358,7 +455,7 @@ class Planner {
       if (floating_[i]) continue;
       const Task& t = ops_[i];
       const bool scalar = is_scalar_domain(t);
-      const Tiling tiling = scalar ? Tiling{} : launch_tiling(t.args[t.key]);
+      const Tiling tiling = scalar ? Tiling{} : launch_of(i);
       std::vector<ViewKey> reads_i;
       effective_reads(i, reads_i);
       std::set<int> renames_i;
@@ -371,10 +468,9 @@ class Planner {
         }
         for (const ViewKey& r : reads_i) {
           if (!why.empty()) break;
-          auto it = written.find(r.store);
-          if (it != written.end() && it->second != r.view) {
+          if (const View* w = conflicting(written, r.store, r.view)) {
             msg << "rule 2 (true dependence): op " << i << " (" << short_name(t.label) << ") reads store#"
-                << w_.stores[r.store]->id() << " through " << r.view << ", written in the group through " << it->second;
+                << w_.stores[r.store]->id() << " through " << r.view << ", written in the group through " << *w;
             why = msg.str();
           } else if (reduced[r.store]) {
             msg << "rule 4 (reduction): op " << i << " (" << short_name(t.label) << ") reads store#"
@@ -385,19 +481,21 @@ class Planner {
         for (std::size_t a = 0; a < t.args.size() && why.empty(); ++a) {
           if (!t.args[a].written || renames_i.count(w_.arg_store[i][a])) continue;
           const int s = w_.arg_store[i][a];
-          auto it = written.find(s);
-          if (it != written.end() && it->second != t.args[a].view) {
+          const View* w = conflicting(written, s, t.args[a].view);
+          // A store written through two views: they must be disjoint, and not renamed (one frame).
+          const bool second_view = written.count(s) && !forwarded(written, {s, t.args[a].view});
+          if (w || (second_view && current.renamed.count(s))) {
             msg << "rule 2 (true dependence): op " << i << " (" << short_name(t.label) << ") writes store#"
                 << w_.stores[s]->id() << " through " << t.args[a].view << ", written in the group through "
-                << it->second;
+                << (w ? *w : written.at(s).front());
             why = msg.str();
             break;
           }
           auto rt = read.find(s);
           if (rt != read.end())
             for (const View& v : rt->second)
-              if (v != t.args[a].view) {
-                if (can_rename(s, t.args[a].view)) {
+              if (v != t.args[a].view && overlap(v, t.args[a].view)) {
+                if (can_rename(s, t.args[a].view) && !second_view) {
                   renames_i.insert(s);
                   break;
                 }
@@ -436,10 +534,11 @@ class Planner {
       current.renamed.insert(renames_i.begin(), renames_i.end());
       for (const ViewKey& r : reads_i) read[r.store].push_back(r.view);
       for (const ViewKey& r : reads_i)
-        if (written.count(r.store) == 0) external.insert(r);
+        if (!forwarded(written, r)) external.insert(r);
       for (std::size_t a = 0; a < t.args.size(); ++a)
         if (t.args[a].written) {
-          written[w_.arg_store[i][a]] = t.args[a].view;
+          std::vector<View>& views = written[w_.arg_store[i][a]];
+          if (std::find(views.begin(), views.end(), t.args[a].view) == views.end()) views.push_back(t.args[a].view);
           if (visible_after(w_.arg_store[i][a], i)) visible.insert(w_.arg_store[i][a]);
         }
       for (int s : w_.reduction_store[i]) reduced[s] = 1;
@@ -456,6 +555,14 @@ class Planner {
     if (groups_.size() >= 2) {
       cut_ = groups_.back().ops.front();
       while (cut_ > 0 && feeds_only_kept(cut_ - 1)) --cut_;
+      // The window ends in a partial iteration of the program's loop whose statements are still
+      // being built (their results held, so not yet temporaries): keep all of it for the next
+      // window, which then starts where the loop does and can fuse the iteration whole.
+      for (int j = cut_ - 1; j > n_ / 2; --j)
+        if (w_.op_hash[j] == w_.op_hash[0]) {
+          cut_ = j;
+          break;
+        }
       // A last group longer than half the window would make the next window re-plan at once.
       if (n_ - cut_ > n_ / 2) cut_ = n_;
     } else {
@@ -635,7 +742,7 @@ class Planner {
     Builder b;
     const Task& first = ops_[group.ops.front()];
     for (int i : group.ops) emit(b, i, &group);
-    finish(b, first, group.ops.front());
+    finish(b, group.ops.front());
     // The kernel's ops: the group's and the elementwise ops it recomputes inline (their results
     // are temporaries that are never stored, like those of the group elided below).
     std::vector<int> members = group.ops;
@@ -658,11 +765,15 @@ class Planner {
             << "]: " << names.str() << " | ended: " << group.reason
             << " | temporaries elided: " << b.elided.size() + inlined_temporaries;
     if (!recomputed.empty()) explain << " | rematerialized: " << recomputed;
+    const int anchor = anchor_[group.ops.front()];
+    if (anchor != group.ops.front())
+      explain << " | domain: op " << anchor << " (" << short_name(ops_[anchor].label) << ")'s, which the "
+              << "temporaries of ops " << group.ops.front() << ".. feed (their own tilings are not kept)";
     for (const PlannedArg& a : b.g.args)
       if (a.renamed) explain << " | renamed: store#" << w_.stores[a.store]->id() << " (written into a fresh buffer)";
     std::int64_t read_bytes = 0, write_bytes = 0;
     std::int64_t shifted = 0;
-    const View& domain = first.args[first.key].view;
+    const View& domain = b.g.domain.view;
     for (const PlannedArg& a : b.g.args) {
       const Store& s = *w_.stores[a.store];
       std::int64_t bytes = a.view.volume() * size_of(s.dtype());
@@ -710,16 +821,18 @@ class Planner {
     Group self;
     self.ops = {i};
     emit(b, i, &self);
-    finish(b, ops_[i], i);
+    finish(b, i);
     b.g.label = ops_[i].label;
     b.g.explain =
         "scalar op " + std::to_string(i) + " (" + short_name(ops_[i].label) + ") materialized: used after the window";
     return std::move(b.g);
   }
 
-  // The domain (geometry only: the first op's key view) and register allocation.
-  void finish(Builder& b, const Task& first, int first_index) {
-    b.g.domain = {w_.arg_store[first_index][first.key], first.args[first.key].view, false};
+  // The domain (geometry only: the key view of the first op's anchor) and register allocation.
+  void finish(Builder& b, int first_index) {
+    const int anchor = anchor_.empty() ? first_index : anchor_[first_index];
+    const Task& t = ops_[anchor];
+    b.g.domain = {w_.arg_store[anchor][t.key], t.args[t.key].view, false};
     allocate_registers(b.g.program);
   }
 
@@ -801,7 +914,8 @@ class Planner {
   std::set<int> computed_;                 // floating array ops inlined so far (for the fusion log)
   std::vector<int> last_write_, producer_;
   std::vector<std::vector<int>> writers_;  // store -> ops that write it, in order
-  std::vector<bool> created_, floating_, deferred_;
+  std::vector<bool> created_, floating_, deferred_, flexible_;
+  std::vector<int> anchor_;  // op -> the op whose key view is its launch domain (choose_domains)
   std::vector<std::vector<int>> readers_;
   std::vector<std::vector<bool>> loads_;  // op -> arg -> loaded by the op
   std::vector<Group> groups_;
