@@ -1,10 +1,11 @@
-// Linked with test_fuzz.cpp into test_jit_codegen: while the fuzz corpus runs (on the CPU
-// interpreter), every launched program is translated to CUDA (jit/codegen.hpp) with the automatic
-// number of elements per thread and with 4 (TESSERA_JIT_ELEMENTS=4), one program in
-// kOtherElementsEvery also with 1 and 2 (all three for every program would take about 11 minutes
-// here instead of about 6); at the end each distinct source is compiled by NVRTC for sm_90, which
-// needs no GPU. Plus the shape of the several-elements code, the automatic choice on reference workloads,
-// and the kernel cache's disk behaviour: hits, and corrupt or truncated entries rebuilt.
+// Linked with test_fuzz.cpp and the fuzzer (tests/fuzz/) into test_jit_codegen: while the fuzz
+// corpus runs (on the CPU interpreter), every launched program is translated to CUDA
+// (jit/codegen.hpp) with the automatic number of elements per thread and with 4
+// (TESSERA_JIT_ELEMENTS=4), one program in kOtherElementsEvery also with 1 and 2 (all three for
+// every program would take about 11 minutes here instead of about 6); at the end each distinct
+// source is compiled by NVRTC for sm_90, which needs no GPU. Plus the shape of the several-elements
+// code, the automatic choice on reference workloads, and the kernel cache's disk behaviour: hits,
+// and corrupt or truncated entries rebuilt.
 
 #include <gtest/gtest.h>
 
