@@ -266,6 +266,43 @@ TEST_F(TesseraTest, ElementsPerThreadSuitTheReferenceWorkloads) {
   EXPECT_EQ(td::elements_per_thread(black_scholes), 1);
 }
 
+// Every elementwise instruction, for each element type that the array API emits it with, in one
+// program per type: r0 = load a0; r1 = load a1; then r2 = op r0 (r1), stored to a2 (a3 for bool
+// results). NVRTC must compile each.
+TEST(JitCodegen, EveryElementwiseOpCompilesForEachTypeItTakes) {
+  using td::OpCode;
+  using tessera::DType;
+  const std::vector<OpCode> any_type = {
+      OpCode::Neg, OpCode::Abs, OpCode::Not, OpCode::Sign, OpCode::Square, OpCode::IsNan, OpCode::IsFinite, OpCode::Add,
+      OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Pow,  OpCode::Max,    OpCode::Min,   OpCode::And,      OpCode::Or,
+      OpCode::Mod, OpCode::Eq,  OpCode::Ne,  OpCode::Lt,   OpCode::Le,     OpCode::Gt,    OpCode::Ge};
+  const std::vector<OpCode> floating = {OpCode::Sqrt,  OpCode::Exp,  OpCode::Log,  OpCode::Sin,
+                                        OpCode::Cos,   OpCode::Tanh, OpCode::Erf,  OpCode::Tan,
+                                        OpCode::Floor, OpCode::Ceil, OpCode::Atan2};
+  const std::vector<OpCode> integral = {OpCode::BitNot, OpCode::BitAnd, OpCode::BitOr, OpCode::BitXor};
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  for (DType t : {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64}) {
+    SCOPED_TRACE(tessera::name(t));
+    td::Program p;
+    p.code = {{OpCode::Load, t, t, 0, 0, 0, 0}, {OpCode::Load, t, t, 1, 1, 0, 0}};
+    std::vector<OpCode> ops = any_type;
+    const std::vector<OpCode>& more = tessera::is_float(t) ? floating : integral;
+    ops.insert(ops.end(), more.begin(), more.end());
+    for (OpCode op : ops) {
+      ASSERT_TRUE(td::is_unary(op) || td::is_binary(op)) << td::name(op);
+      p.code.push_back({op, t, t, 2, 0, static_cast<std::uint16_t>(td::is_binary(op) ? 1 : 0), 0});
+      const bool to_bool = td::yields_bool(op);
+      p.code.push_back(
+          {OpCode::Store, to_bool ? DType::Bool : t, t, 0, static_cast<std::uint16_t>(to_bool ? 3 : 2), 2, 0});
+    }
+    p.registers = 3;
+    const td::GeneratedKernel kernel = td::generate_cuda(p, 4, {}, 1);
+    for (OpCode op : ops) EXPECT_NE(p.describe().find(td::name(op)), std::string::npos) << td::name(op);
+    EXPECT_FALSE(cache.cubin(kernel, stats).empty()) << kernel.source;
+  }
+}
+
 TEST(KernelCache, DiskEntriesAreReusedAndBadOnesRebuilt) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() /
