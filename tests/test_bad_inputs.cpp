@@ -220,7 +220,7 @@ TEST_F(TesseraTest, IntegerTrueDivisionByZero) {
   EXPECT_TRUE(same_values(q2.to_host(), {kInf, kNaN, -kInf}));
 }
 
-// ---- Elementwise additions (%, & | ^, arctan2, clip) ----
+// ---- Elementwise additions and creation (%, & | ^, arctan2, clip, eye, random_normal, *_like) ----
 
 TEST_F(TesseraTest, NewElementwiseOpsShapeMismatch) {
   auto a = ts::arange<std::int64_t>(10);
@@ -254,6 +254,24 @@ TEST_F(TesseraTest, NewInPlaceOperatorsFollowSameKind) {
   expect_collective_error("int32 &= 2^40", [&] { i &= std::int64_t(1) << 40; }, {"bitwise_and", "int32"});
   EXPECT_EQ(i.to_host(), (std::vector<std::int32_t>{0, 1, 2, 3, 4, 5}));  // nothing was written
   EXPECT_EQ(p.to_host(), hp);
+}
+
+TEST_F(TesseraTest, NewCreationBadInputs) {
+  expect_collective_error("eye(-3)", [&] { auto c = ts::eye<double>(-3); }, {"eye(-3)", "non-negative"});
+  expect_collective_error("random_normal<int32>", [&] { auto c = ts::random_normal<std::int32_t>({4}, 1); },
+                          {"random_normal<int32>", "floating type"});
+  expect_collective_error("random_normal<bool>", [&] { auto c = ts::random_normal<bool>({4}, 1); },
+                          {"random_normal<bool>", "floating type"});
+  expect_collective_error("random_normal({-2})", [&] { auto c = ts::random_normal<double>({-2}, 1); },
+                          {"random_normal", "negative", "(-2,)"});
+  ts::Array<double> none;
+  expect_collective_error("zeros_like", [&] { auto c = ts::zeros_like(none); }, {"zeros_like", "empty"});
+  expect_collective_error("ones_like", [&] { auto c = ts::ones_like(none); }, {"ones_like", "empty"});
+  expect_collective_error("empty_like", [&] { auto c = ts::empty_like(none); }, {"empty_like", "empty"});
+  expect_collective_error("full_like", [&] { auto c = ts::full_like(none, 2.0); }, {"full_like", "empty"});
+  auto i = ts::arange<std::int32_t>(3);
+  expect_collective_error("full_like(int32, 2^40)", [&] { auto c = ts::full_like(i, std::int64_t(1) << 40); },
+                          {"full_like", "1099511627776", "int32"});
 }
 
 // ---- Environment ----

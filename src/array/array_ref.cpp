@@ -87,11 +87,11 @@ ArrayRef new_array(DType type, const Tiling& tiling, bool zero) {
   return ArrayRef{store, store->full()};
 }
 
-ArrayRef new_array_like(DType type, const ArrayRef& key) {
-  if (key.ndim() == 0) return new_array(type, Tiling{}, false);
+ArrayRef new_array_like(DType type, const ArrayRef& key, bool zero) {
+  if (key.ndim() == 0) return new_array(type, Tiling{}, zero);
   Index3 extent{1, 1, 1};
   for (int d = 0; d < key.ndim(); ++d) extent[d] = key.view.extent(d);
-  return new_array(type, key.store->tiling().restricted(key.view.lo, extent), false);
+  return new_array(type, key.store->tiling().restricted(key.view.lo, extent), zero);
 }
 
 ArrayRef slice(const ArrayRef& a, const std::vector<SliceSpec>& slices) {

@@ -1,11 +1,11 @@
 #pragma once
 // Reductions to 0-d arrays. The result stays on the device; item() brings it to the host.
 //
-//   auto alpha = ts::dot(r, r) / ts::dot(p, q);     // no host synchronization
+//   auto alpha = ts::vdot(r, r) / ts::vdot(p, q);   // no host synchronization
 //   double rnorm = ts::norm(r).item();
 //
 // Result types follow NumPy: sum/prod of bool and integers are int64, mean of integers float64,
-// dot is the full contraction sum(a * b) (np.vdot) in the promoted type, norm is the 2-norm.
+// vdot is the full contraction sum(a * b) (np.vdot) in the promoted type, norm is the 2-norm.
 
 #include "tessera/array/array.hpp"
 
@@ -44,11 +44,27 @@ Array<cpp_type_t<mean_result(dtype_v<T>)>> mean(const Array<T>& a) {
       detail::reduce("mean", detail::ReduceKind::Sum, a.impl(), nullptr, dtype_v<T>, r, detail::Finalize::Mean, false));
 }
 
+namespace detail {
+// sum(a * b) over every element of two arrays of one shape, in their promoted type.
+template <class A, class B>
+Array<cpp_type_t<promote(dtype_v<A>, dtype_v<B>)>> inner_product(const char* what, const Array<A>& a,
+                                                                 const Array<B>& b) {
+  constexpr DType t = promote(dtype_v<A>, dtype_v<B>);
+  return Array<cpp_type_t<t>>(reduce(what, ReduceKind::Sum, a.impl(), &b.impl(), t, t, Finalize::None, false));
+}
+}  // namespace detail
+
+// NumPy's vdot: the inner product of two arrays of one shape, whatever their dimensions.
+template <class A, class B>
+Array<cpp_type_t<promote(dtype_v<A>, dtype_v<B>)>> vdot(const Array<A>& a, const Array<B>& b) {
+  return detail::inner_product("vdot", a, b);
+}
+
+// Today the same as vdot (NumPy's dot of 1-D arrays); DESIGN.md part two gives dot of 2-D
+// operands matmul's meaning, which it will get.
 template <class A, class B>
 Array<cpp_type_t<promote(dtype_v<A>, dtype_v<B>)>> dot(const Array<A>& a, const Array<B>& b) {
-  constexpr DType t = promote(dtype_v<A>, dtype_v<B>);
-  return Array<cpp_type_t<t>>(
-      detail::reduce("dot", detail::ReduceKind::Sum, a.impl(), &b.impl(), t, t, detail::Finalize::None, false));
+  return detail::inner_product("dot", a, b);
 }
 
 template <class T>
