@@ -32,8 +32,8 @@ class TesseraTest : public ::testing::Test {
   std::unique_ptr<ts::Runtime> rt_;
 };
 
-// Runs f under a Runtime with fusion on, then under one with fusion off (every op its own
-// kernel): both must match the test's host reference. For tests not based on TesseraTest.
+// Runs f (or f(runtime)) under a Runtime with fusion on, then under one with fusion off (every op
+// its own kernel): both must match the test's host reference. For tests not based on TesseraTest.
 template <class F>
 void fused_and_unfused(F&& f) {
   for (const bool fused : {true, false}) {
@@ -43,7 +43,10 @@ void fused_and_unfused(F&& f) {
     int argc = 0;
     char** argv = nullptr;
     ts::Runtime rt(argc, argv, config);
-    f();
+    if constexpr (std::is_invocable_v<F, ts::Runtime&>)
+      f(rt);
+    else
+      f();
   }
 }
 

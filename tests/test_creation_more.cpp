@@ -112,12 +112,17 @@ TYPED_TEST(CreationLike, ShapeAndTypeOfTheArgument) {
 
 TEST(CreationLikeViews, LikeAViewAndLikeAZeroDimArray) {
   const auto h = test_values<double>(35, 2);
-  fused_and_unfused([&] {
+  fused_and_unfused([&](ts::Runtime& rt) {
     auto a = ts::from_host<double>({7, 5}, h);
     auto inner = a(ts::slice(1, -1), ts::slice(2, ts::end));
     auto z = ts::full_like(inner, -1.5);  // tiled like the view: inner + z moves no data
     EXPECT_EQ(z.shape(), (ts::Shape{5, 3}));
-    const auto sum = (inner + z).to_host();
+    reset_stats_now(rt);
+    auto both = inner + z;
+    const ts::Stats stats = stats_now(rt);
+    EXPECT_EQ(stats.redistributions, 0);
+    EXPECT_EQ(stats.halo_exchanges, 0);
+    const auto sum = both.to_host();
     std::vector<double> want;
     for (int r = 1; r < 6; ++r)
       for (int c = 2; c < 5; ++c) want.push_back(h[r * 5 + c] - 1.5);
