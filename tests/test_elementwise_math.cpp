@@ -206,6 +206,7 @@ TEST(ElementwiseMathSpecial, FloatSpecialValues) {
   fused_and_unfused([&] {
     auto a = ts::from_host<double>({10}, h);
     auto x = ts::from_host<double>({10}, hx);
+    EXPECT_TRUE(same_values((-a).to_host(), host_map<double>(h, [](double v) { return -v; })));  // -(0.0) is -0.0
     EXPECT_TRUE(same_values(ts::floor(a).to_host(), host_map<double>(h, [](double v) { return std::floor(v); })));
     EXPECT_TRUE(same_values(ts::ceil(a).to_host(), host_map<double>(h, [](double v) { return std::ceil(v); })));
     EXPECT_TRUE(same_values(ts::tan(a).to_host(), host_map<double>(h, [](double v) { return std::tan(v); }), 1e-12));
@@ -224,6 +225,7 @@ TEST(ElementwiseMathSpecial, FloatSpecialValues) {
   fused_and_unfused([&] {
     std::vector<float> f(h.begin(), h.end());
     auto a = ts::from_host<float>({10}, f);
+    EXPECT_TRUE(same_values((-a).to_host(), host_map<float>(f, [](float v) { return -v; })));
     EXPECT_TRUE(same_values(ts::floor(a).to_host(), host_map<float>(f, [](float v) { return std::floor(v); })));
     EXPECT_TRUE(same_values(ts::ceil(a).to_host(), host_map<float>(f, [](float v) { return std::ceil(v); })));
     EXPECT_TRUE(same_values(ts::sign(a).to_host(), host_map<float>(f, [](float v) { return host_sign(v); })));

@@ -39,9 +39,13 @@ KOKKOS_FORCEINLINE_FUNCTION T wrap_mul(T a, T b) {
     return a * b;
   }
 }
+// Floats negate the sign bit: -(0.0) is -0.0 in NumPy, where 0.0 - 0.0 would be +0.0.
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION T neg(T a) {
-  return wrap_sub(T(0), a);
+  if constexpr (std::is_floating_point_v<T>)
+    return -a;
+  else
+    return wrap_sub(T(0), a);
 }
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION T abs(T a) {
