@@ -3,13 +3,15 @@
 //   (b) tessera with fusion off (every op eager),
 //   (c) a serial host reference: a small NumPy-semantics emulator written here (host arrays with
 //       shapes, views as boxes into a shared base), with NumPy's promotion rules (NEP 50 weak C++
-//       scalars), integer wraparound, true division, bool or/and, NaN-propagating maximum/minimum.
+//       scalars), integer wraparound, true division, bool or/and, NaN-propagating maximum/minimum,
+//       Python's remainder, bitwise ops and NumPy's signed zeros.
 // and are compared at checkpoints (to_host() / item()): integers and bools exactly, float64 within
 // 1e-12 and float32 within 1e-5, relative to max(1, |reference|).
 //
 // A program is a sequence of steps over a pool of kSlots named handles v0..v7 (1-D to 3-D arrays
 // of small odd shapes, some with fewer rows than ranks, 0-d arrays from reductions, and views):
-// creation, expression trees bound to a handle, views, assign / += -= *= /= into views (also
+// creation, expression trees bound to a handle (arithmetic, %, & | ^ ~, comparisons, where, clip,
+// math functions, casts), views, assign / += -= *= /= %= &= |= ^= into views (also
 // overlapping ones whose right-hand side reads shifted views of the target), reductions feeding
 // later ops as 0-d scalars, dropped handles, and checks.
 //
@@ -28,7 +30,7 @@
 // with an MPI_Allreduce) and printed as pseudo-code with the seed.
 //
 // Besides random expressions, programs contain idioms: stencils and Jacobi sweeps between two
-// arrays (halo exchanges, rule 2), x = x - mean(x), alpha = dot/norm; y += alpha * z, loops that
+// arrays (halo exchanges, rule 2), x = x - mean(x), alpha = vdot/norm; y += alpha * z, loops that
 // repeat a body (plan-cache hits, sometimes with other constants), handle swaps and moves, and
 // explicit flushes. The fused runs use a window size picked per program (3 to 256).
 //

@@ -128,13 +128,13 @@ struct Gen {
     if (!sc.empty() && r.chance(0.45)) return leaf(r.pick(sc));
     Shape S;
     const int k = domain(S);
-    static const Op reds[] = {Op::Sum, Op::Prod, Op::RMin, Op::RMax, Op::Mean, Op::Dot, Op::Norm};
+    static const Op reds[] = {Op::Sum, Op::Prod, Op::RMin, Op::RMax, Op::Mean, Op::Vdot, Op::Norm};
     for (int attempt = 0; attempt < 4; ++attempt) {
       const Op op = reds[r.below(7)];
       Expr a = r.chance(0.6) ? leaf_for(S, k) : gen(S, 1, k);
       Expr e;
-      if (op == Op::Dot)
-        e = node(Op::Dot, {a, r.chance(0.6) ? leaf_for(S, k) : gen(S, 1, k)});
+      if (op == Op::Vdot)
+        e = node(Op::Vdot, {a, r.chance(0.6) ? leaf_for(S, k) : gen(S, 1, k)});
       else if (op == Op::Prod && r.chance(0.6))  // a product of small values: prod(0.1 * tanh(a) + 1.0)
         e = node(Op::Prod, {node(Op::Add, {node(Op::Mul, {float_lit(0.1), node(Op::Tanh, {a})}), float_lit(1.0)})});
       else
@@ -147,7 +147,7 @@ struct Gen {
   Expr gen_unary(const Shape& S, int depth, int anchor) {
     Expr k = gen(S, depth - 1, anchor);
     const DT t = type(k);
-    switch (r.below(12)) {
+    switch (r.below(20)) {
       case 0: return node(t == DT::B ? Op::Abs : Op::Neg, {k});
       case 1: return node(Op::Abs, {k});
       case 2: return node(Op::Sqrt, {node(Op::Add, {node(Op::Abs, {k}), int_lit(1)})});
@@ -162,7 +162,35 @@ struct Gen {
       case 8: return node(Op::Erf, {k});
       case 9:
       case 10: return astype(k, static_cast<DT>(r.below(5)));
-      default: return node(Op::Copy, {k});
+      case 11: return node(Op::Copy, {k});
+      case 12:
+      case 13: {  // floor(k * 2.5), ceil(k): steps that an approximate k must not sit on
+        const Expr x = r.chance(0.5) ? node(Op::Mul, {k, float_lit(r.pick(std::vector<double>{0.5, 1.5, 2.5}))}) : k;
+        return node(r.chance(0.5) ? Op::Floor : Op::Ceil, {x});
+      }
+      case 14: return node(Op::Tan, {r.chance(0.5) ? node(Op::Tanh, {k}) : k});
+      case 15: return node(Op::Sign, {t == DT::B ? astype(k, DT::I32) : k});  // sign(bool) does not compile
+      case 16: return node(Op::Square, {k});
+      case 17:  // ~ of integers and bools; of a float, of a comparison
+        return node(Op::Invert, {is_f(t) ? node(Op::Gt, {k, literal_for(t)}) : k});
+      case 18: {  // isnan/isfinite, often cleaning up a deliberate NaN
+        const Op test = r.chance(0.5) ? Op::IsNan : Op::IsFinite;
+        if (is_f(t) && r.chance(0.6)) {
+          const Expr maybe_nan = r.chance(0.5) ? node(Op::Max, {k, float_lit(std::nan(""))}) : k;
+          return node(Op::Where, {node(test, {maybe_nan}), literal_for(t), k});
+        }
+        return node(test, {k});
+      }
+      default: {  // clip(k, lo, hi): literals, arrays or 0-d arrays as bounds; rarely a NaN bound
+        auto bound = [&] {
+          if (is_f(t) && r.chance(0.04)) return float_lit(std::nan(""));
+          const int w = r.weighted({5, 2, 1});
+          return w == 0 ? literal_for(t) : w == 1 ? gen(S, depth - 1, anchor) : scalar_operand();
+        };
+        Expr lo = bound();
+        Expr hi = bound();
+        return node(Op::Clip, {k, lo, hi});
+      }
     }
   }
 
@@ -170,8 +198,12 @@ struct Gen {
     Expr a = gen(S, depth - 1, anchor);
     const DT ta = type(a);
     static const Op ops[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min, Op::Pow};
-    const int w = r.weighted({4, 3, 3, 2, 1.5, 1.5, 1.5, 2.5});
-    Op op = w < 7 ? ops[w] : static_cast<Op>(static_cast<int>(Op::Eq) + r.below(6));
+    const int w = r.weighted({4, 3, 3, 2, 1.5, 1.5, 1.5, 2.5, 1.5, 1.5, 0.8});
+    Op op = w < 7    ? ops[w]
+            : w == 7 ? static_cast<Op>(static_cast<int>(Op::Eq) + r.below(6))
+            : w == 8 ? Op::Mod
+            : w == 9 ? r.pick(std::vector<Op>{Op::BitAnd, Op::BitOr, Op::BitXor})
+                     : Op::Atan2;
     if (op == Op::Pow && ta == DT::B) op = Op::Add;
     if (op == Op::Pow) {
       Expr b;
@@ -185,11 +217,21 @@ struct Gen {
     const int wb = r.weighted({9, 5, 3, 3});
     b = wb == 0 ? gen(S, depth - 1, anchor) : wb == 1 ? literal_for(ta) : wb == 2 ? scalar_operand() : leaf_for(S, -1);
     if ((op == Op::Max || op == Op::Min) && is_f(ta) && r.chance(0.06)) b = float_lit(std::nan(""));  // deliberate
-    if (op == Op::Div) {
+    // Floating divisors must not be 0; integers may (x % 0 is 0, as NumPy).
+    const bool floating_mod = op == Op::Mod && (is_f(ta) || is_f(type(b)) || b.op == Op::FloatLit);
+    if (op == Op::Div || floating_mod) {
       if (b.op == Op::IntLit && b.ival == 0) b = int_lit(2);
       if (b.op == Op::FloatLit && b.fval == 0) b = float_lit(2);
       if (b.op != Op::IntLit && b.op != Op::FloatLit && r.chance(0.6))
         b = node(Op::Add, {node(Op::Abs, {b}), int_lit(1)});
+    }
+    if (is_bitwise(op)) {  // bool and integer operands only: floats become int32 (or bool)
+      const DT to = ta == DT::B && r.chance(0.6) ? DT::B : DT::I32;
+      if (is_f(ta)) a = astype(a, to);
+      if (b.op == Op::FloatLit)
+        b = int_literal();
+      else if (b.op != Op::IntLit && is_f(type(b)))
+        b = astype(b, to);
     }
     if (r.chance(0.3)) std::swap(a, b);
     return node(op, {a, b});
@@ -333,16 +375,24 @@ struct Gen {
     const DT T = type_of_slot(s.target.slot);
     if (kind == SK::Compound) {
       if (T == DT::B)
-        s.cop = r.chance(0.5) ? '+' : '*';
+        s.cop = "+*&|^"[r.weighted({2, 2, 1, 1, 1})];
       else if (!is_f(T))
-        s.cop = "+-*"[r.below(3)];
+        s.cop = "+-*%&|^"[r.weighted({3, 3, 3, 1.5, 1, 1, 1})];
       else
-        s.cop = "+-*/"[r.weighted({3, 3, 2, 1})];
-      if (s.cop == '/' && s.rhs.op != Op::IntLit && s.rhs.op != Op::FloatLit)
-        s.rhs = node(Op::Add, {node(Op::Abs, {s.rhs}), int_lit(1)});
-      if (s.cop == '/' &&
-          ((s.rhs.op == Op::IntLit && s.rhs.ival == 0) || (s.rhs.op == Op::FloatLit && s.rhs.fval == 0)))
+        s.cop = "+-*/%"[r.weighted({3, 3, 2, 1, 1})];
+      const bool literal = s.rhs.op == Op::IntLit || s.rhs.op == Op::FloatLit;
+      const bool divides = s.cop == '/' || (s.cop == '%' && is_f(T));  // by a floating 0: inf or NaN
+      if (divides && !literal) s.rhs = node(Op::Add, {node(Op::Abs, {s.rhs}), int_lit(1)});
+      if (divides && ((s.rhs.op == Op::IntLit && s.rhs.ival == 0) || (s.rhs.op == Op::FloatLit && s.rhs.fval == 0)))
         s.rhs = int_lit(2);
+      if (is_bitwise(compound_op(s.cop))) {  // same_kind: a bool target takes bools, an integer one no floats
+        if (T == DT::B && literal)
+          s.rhs = node(Op::Gt, {leaf(s.target.slot, s.target.sl), int_lit(0)});  // v |= v > 0
+        else if (s.rhs.op == Op::FloatLit)
+          s.rhs = int_literal();
+        else if (!literal && (T == DT::B ? type(s.rhs) != DT::B : is_f(type(s.rhs))))
+          s.rhs = astype(s.rhs, T == DT::B ? DT::B : DT::I32);
+      }
     }
     return s;
   }
@@ -404,7 +454,7 @@ struct Gen {
         }
         return {s};
       }
-      case 2: {  // alpha = dot(a, b) / (norm(a) * norm(b) + 1.0); y += alpha * z
+      case 2: {  // alpha = vdot(a, b) / (norm(a) * norm(b) + 1.0); y += alpha * z
         Shape S;
         const int k = domain(S);
         Step a;
@@ -412,7 +462,7 @@ struct Gen {
         a.dst = pick_dst();
         Expr p = leaf_for(S, k), q = leaf_for(S, k);
         a.rhs =
-            node(Op::Div, {node(Op::Dot, {p, q}),
+            node(Op::Div, {node(Op::Vdot, {p, q}),
                            node(Op::Add, {node(Op::Mul, {node(Op::Norm, {p}), node(Op::Norm, {q})}), float_lit(1.0)})});
         Step y;
         y.kind = SK::Compound;

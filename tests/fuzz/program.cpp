@@ -104,6 +104,11 @@ std::string show(const Expr& e) {
     case Op::Pow: return "ts::pow(" + k(0) + ", " + k(1) + ")";
     case Op::Max: return "ts::maximum(" + k(0) + ", " + k(1) + ")";
     case Op::Min: return "ts::minimum(" + k(0) + ", " + k(1) + ")";
+    case Op::Mod: return "(" + k(0) + " % " + k(1) + ")";
+    case Op::BitAnd: return "(" + k(0) + " & " + k(1) + ")";
+    case Op::BitOr: return "(" + k(0) + " | " + k(1) + ")";
+    case Op::BitXor: return "(" + k(0) + " ^ " + k(1) + ")";
+    case Op::Atan2: return "ts::arctan2(" + k(0) + ", " + k(1) + ")";
     case Op::Eq: return "(" + k(0) + " == " + k(1) + ")";
     case Op::Ne: return "(" + k(0) + " != " + k(1) + ")";
     case Op::Lt: return "(" + k(0) + " < " + k(1) + ")";
@@ -119,6 +124,15 @@ std::string show(const Expr& e) {
     case Op::Cos: return "ts::cos(" + k(0) + ")";
     case Op::Tanh: return "ts::tanh(" + k(0) + ")";
     case Op::Erf: return "ts::erf(" + k(0) + ")";
+    case Op::Floor: return "ts::floor(" + k(0) + ")";
+    case Op::Ceil: return "ts::ceil(" + k(0) + ")";
+    case Op::Tan: return "ts::tan(" + k(0) + ")";
+    case Op::Sign: return "ts::sign(" + k(0) + ")";
+    case Op::Square: return "ts::square(" + k(0) + ")";
+    case Op::Invert: return "(~" + k(0) + ")";
+    case Op::IsNan: return "ts::isnan(" + k(0) + ")";
+    case Op::IsFinite: return "ts::isfinite(" + k(0) + ")";
+    case Op::Clip: return "ts::clip(" + k(0) + ", " + k(1) + ", " + k(2) + ")";
     case Op::Where: return "ts::where(" + k(0) + ", " + k(1) + ", " + k(2) + ")";
     case Op::Astype: return k(0) + ".astype<" + cpp_name(e.to) + ">()";
     case Op::Copy: return "ts::copy(" + k(0) + ")";
@@ -127,7 +141,7 @@ std::string show(const Expr& e) {
     case Op::RMin: return "ts::min(" + k(0) + ")";
     case Op::RMax: return "ts::max(" + k(0) + ")";
     case Op::Mean: return "ts::mean(" + k(0) + ")";
-    case Op::Dot: return "ts::dot(" + k(0) + ", " + k(1) + ")";
+    case Op::Vdot: return "ts::vdot(" + k(0) + ", " + k(1) + ")";
     case Op::Norm: return "ts::norm(" + k(0) + ")";
   }
   return "?";

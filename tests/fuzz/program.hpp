@@ -31,6 +31,11 @@ enum class Op {
   Pow,
   Max,
   Min,
+  Mod,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Atan2,
   Eq,
   Ne,
   Lt,
@@ -45,8 +50,17 @@ enum class Op {
   Sin,
   Cos,
   Tanh,
-  Erf,  // unary
+  Erf,
+  Floor,
+  Ceil,
+  Tan,
+  Sign,
+  Square,
+  Invert,
+  IsNan,
+  IsFinite,  // unary
   Where,
+  Clip,  // ternary
   Astype,
   Copy,  //
   Sum,
@@ -54,12 +68,13 @@ enum class Op {
   RMin,
   RMax,
   Mean,
-  Dot,
+  Vdot,
   Norm  // reductions -> 0-d
 };
 inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::Ge; }
 inline bool is_compare(Op op) { return op >= Op::Eq && op <= Op::Ge; }
-inline bool is_unary(Op op) { return op >= Op::Neg && op <= Op::Erf; }
+inline bool is_unary(Op op) { return op >= Op::Neg && op <= Op::IsFinite; }
+inline bool is_bitwise(Op op) { return op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor || op == Op::Invert; }
 inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::Norm; }
 
 // One dimension of a view: ts::all, ts::slice(start, ts::end) or ts::slice(start, stop).
@@ -96,9 +111,23 @@ struct Step {
   // View: target is the viewed leaf; Assign / Compound: target is the written view.
   Expr target;
   Expr rhs;               // Bind, Assign, Compound, Create(EmptyAssign)
-  char cop = '+';         // Compound: + - * /
+  char cop = '+';         // Compound: + - * / % & | ^
   bool use_item = false;  // Check
 };
+
+// The operation of a compound assignment (Step::cop).
+inline Op compound_op(char cop) {
+  switch (cop) {
+    case '+': return Op::Add;
+    case '-': return Op::Sub;
+    case '*': return Op::Mul;
+    case '/': return Op::Div;
+    case '%': return Op::Mod;
+    case '&': return Op::BitAnd;
+    case '|': return Op::BitOr;
+    default: return Op::BitXor;
+  }
+}
 
 struct Program {
   std::uint64_t seed = 0;

@@ -78,6 +78,37 @@ std::size_t volume(const Shape& s) {
 
 namespace {
 
+// The type `x op y` computes in when x and y promote to t: true division and arctan2 of integers
+// in floats, % of booleans in int32 (NumPy: int8, which tessera does not have).
+DT binary_compute_type(Op op, DT t) {
+  if (op == Op::Div) return is_f(t) ? t : DT::F64;
+  if (op == Op::Atan2) return float_result(t);
+  if (op == Op::Mod && t == DT::B) return DT::I32;
+  return t;
+}
+
+// The type a unary op computes in: math functions in floats (bool: float32), square of booleans in
+// int32 (NumPy: int8); the others in the operand's type (isnan and isfinite then give bools).
+DT unary_compute_type(Op op, DT t) {
+  switch (op) {
+    case Op::Neg:
+    case Op::Abs:
+    case Op::Sign:
+    case Op::Invert:
+    case Op::IsNan:
+    case Op::IsFinite: return t;
+    case Op::Square: return t == DT::B ? DT::I32 : t;
+    default: return float_result(t);
+  }
+}
+
+// Operands that tessera does not compile (NumPy raises TypeError); "" if none.
+std::string type_error(Op op, DT t) {
+  if (is_bitwise(op) && is_f(t)) return "& | ^ ~ of floating operands (NumPy raises; tessera does not compile it)";
+  if (op == Op::Sign && t == DT::B) return "sign of a bool array (NumPy raises; tessera does not compile it)";
+  return "";
+}
+
 bool dyadic20(double x) { return std::abs(x) < 1e9 && std::floor(x * 1048576.0) == x * 1048576.0; }
 
 RArr eval_strong(const Expr& e, const RState& st, Ctx& c) {
@@ -89,9 +120,9 @@ RArr eval_strong(const Expr& e, const RState& st, Ctx& c) {
 RArr reduce(const Expr& e, const RState& st, Ctx& c) {
   RArr a = eval_strong(e.kids[0], st, c);
   RArr b;
-  if (e.op == Op::Dot) {
+  if (e.op == Op::Vdot) {
     b = eval_strong(e.kids[1], st, c);
-    if (c.ok() && a.shape != b.shape) c.fail("dot of different shapes");
+    if (c.ok() && a.shape != b.shape) c.fail("vdot of different shapes");
   }
   RArr out;
   out.v.resize(1);
@@ -101,7 +132,7 @@ RArr reduce(const Expr& e, const RState& st, Ctx& c) {
     case Op::Sum:
     case Op::Prod: result = sum_result(a.t); break;
     case Op::Mean: result = mean_result(a.t); break;
-    case Op::Dot: compute = result = promote(a.t, b.t); break;
+    case Op::Vdot: compute = result = promote(a.t, b.t); break;
     case Op::Norm: compute = result = mean_result(a.t); break;
     default: break;
   }
@@ -110,7 +141,7 @@ RArr reduce(const Expr& e, const RState& st, Ctx& c) {
   std::vector<EV> terms(n);
   for (std::size_t k = 0; k < n; ++k) {
     EV x = cast(a.v[k], a.t, compute, c);
-    if (e.op == Op::Dot) {
+    if (e.op == Op::Vdot) {
       EV y = cast(b.v[k], b.t, compute, c);
       x = binop(compute == DT::B ? Op::Min : Op::Mul, compute, x, y, c);
     } else if (e.op == Op::Norm) {
@@ -161,13 +192,17 @@ RArr reduce(const Expr& e, const RState& st, Ctx& c) {
       err = pbound - std::abs(prod) + static_cast<double>(n) * kEps64 * pbound;
       break;
     case Op::RMin:
-      f = mn;
+    case Op::RMax: {
+      f = kind_op == Op::RMin ? mn : mx;
       err = emax;
+      // Which zero wins among +0 and -0 depends on the order the tiles are combined in: the
+      // sign of such a zero is unknown (later sign-sensitive steps, e.g. arctan2, are rejected).
+      bool plus = false, minus = false;
+      for (const EV& x : terms)
+        if (x.f == 0) (std::signbit(x.f) ? minus : plus) = true;
+      if (f == 0 && plus && minus) err = std::max(err, 1e-300);
       break;
-    case Op::RMax:
-      f = mx;
-      err = emax;
-      break;
+    }
     default:
       f = sum;
       err = exact ? 0.0 : serr + static_cast<double>(n) * kEps64 * sabs;
@@ -223,9 +258,12 @@ RArr eval(const Expr& e, const RState& st, Ctx& c) {
       c.fail("a binary op on two scalars");
       return out;
     }
-    DT t = result_of(a.t, a.weak, b.t, b.weak);
-    Op op = e.op;
-    if (op == Op::Div && !is_f(t)) t = DT::F64;
+    const Op op = e.op;
+    const DT t = binary_compute_type(op, result_of(a.t, a.weak, b.t, b.weak));
+    if (!type_error(op, t).empty()) {
+      c.fail(type_error(op, t));
+      return out;
+    }
     if (t == DT::B && (op == Op::Sub || op == Op::Pow)) {
       c.fail("subtract/power of bool arrays (NumPy raises)");
       return out;
@@ -242,9 +280,12 @@ RArr eval(const Expr& e, const RState& st, Ctx& c) {
   if (is_unary(e.op)) {
     RArr a = eval_strong(e.kids[0], st, c);
     if (!c.ok()) return out;
-    const bool fn = e.op != Op::Neg && e.op != Op::Abs;
-    const DT t = fn ? float_result(a.t) : a.t;
-    out.t = t;
+    if (!type_error(e.op, a.t).empty()) {
+      c.fail(type_error(e.op, a.t));
+      return out;
+    }
+    const DT t = unary_compute_type(e.op, a.t);
+    out.t = e.op == Op::IsNan || e.op == Op::IsFinite ? DT::B : t;
     out.shape = a.shape;
     for (std::size_t k = 0; k < a.v.size() && c.ok(); ++k) out.v.push_back(unop(e.op, t, cast(a.v[k], a.t, t, c), c));
     return out;
@@ -259,6 +300,19 @@ RArr eval(const Expr& e, const RState& st, Ctx& c) {
     for (std::size_t k = 0; k < n && c.ok(); ++k) {
       const EV m = cast(at(cond, k), cond.t, DT::B, c);
       out.v.push_back(m.i ? cast(at(x, k), x.t, t, c) : cast(at(y, k), y.t, t, c));
+    }
+    return out;
+  }
+  if (e.op == Op::Clip) {  // minimum(maximum(a, lo), hi), each promoting as a binary op does
+    RArr a = eval_strong(e.kids[0], st, c), lo = eval(e.kids[1], st, c), hi = eval(e.kids[2], st, c);
+    if (!c.ok()) return out;
+    const DT low = result_of(a.t, false, lo.t, lo.weak), t = result_of(low, false, hi.t, hi.weak);
+    if (!common_shape({&a, &lo, &hi}, out.shape, c)) return out;
+    out.t = t;
+    const std::size_t n = volume(out.shape);
+    for (std::size_t k = 0; k < n && c.ok(); ++k) {
+      const EV m = binop(Op::Max, low, cast(at(a, k), a.t, low, c), cast(at(lo, k), lo.t, low, c), c);
+      out.v.push_back(binop(Op::Min, t, cast(m, low, t, c), cast(at(hi, k), hi.t, t, c), c));
     }
     return out;
   }
@@ -412,9 +466,9 @@ void apply_step(RState& st, const Step& s, int index, Ctx& c, std::vector<Snap>*
       if (!c.ok()) return;
       c.ops++;
       const DT T = dst.base->t;
-      DT t = result_of(T, false, r.t, r.weak);
-      Op op = s.cop == '+' ? Op::Add : s.cop == '-' ? Op::Sub : s.cop == '*' ? Op::Mul : Op::Div;
-      if (op == Op::Div && !is_f(t)) t = DT::F64;
+      const Op op = compound_op(s.cop);
+      const DT t = binary_compute_type(op, result_of(T, false, r.t, r.weak));
+      if (!type_error(op, t).empty()) return c.fail(type_error(op, t));
       if (t == DT::B && op == Op::Sub) return c.fail("subtract of bool arrays (NumPy raises)");
       if (kind(t) > kind(T)) return c.fail("same_kind casting forbids this in-place op");
       RArr cur = materialize(dst);

@@ -1,7 +1,8 @@
 #pragma once
 // The reference: a serial NumPy-semantics emulator (host arrays with shapes, views as boxes into
 // shared bases), with NumPy's promotion rules (NEP 50 weak C++ scalars), integer wraparound,
-// true division, bool or/and, NaN-propagating maximum/minimum.
+// true division, bool or/and, NaN-propagating maximum/minimum, Python's remainder, bitwise ops on
+// bools and integers, and signed zeros as NumPy gives them (arctan2 and % tell them apart).
 //
 // It also tracks, per element, a bound on how far any correct implementation may differ (0 =
 // bit-exact: the value only went through correctly rounded operations that cannot be

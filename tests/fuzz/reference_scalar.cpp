@@ -7,6 +7,19 @@
 #include "fuzz/reference.hpp"
 
 namespace fuzz {
+namespace {
+
+// Python's x % y, as NumPy computes it: fmod (exact), moved by one divisor when the signs differ;
+// a zero result takes the divisor's sign.
+template <class T>
+T python_remainder(T x, T y) {
+  const T m = std::fmod(x, y);
+  if (y == T(0)) return m;  // NaN
+  if (m == T(0)) return std::copysign(T(0), y);
+  return (m < T(0)) != (y < T(0)) ? m + y : m;
+}
+
+}  // namespace
 
 std::int64_t wrap_to(DT t, std::int64_t x) {
   if (t == DT::I32) return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(x)));
@@ -140,10 +153,38 @@ EV binop(Op op, DT t, const EV& a, const EV& b, Ctx& c) {
           r.f = x;
         else if (std::isnan(y))
           r.f = y;
-        else
-          r.f = op == Op::Max ? std::max(x, y) : std::min(x, y);
+        else  // as np.maximum and np.minimum: y when they compare equal (+0 and -0)
+          r.f = op == Op::Max ? (x > y ? x : y) : (x < y ? x : y);
         r.e = std::max(ea, eb);
         break;
+      case Op::Mod:
+        if (!nan_in && y == 0) {
+          c.fail("a floating remainder by zero");
+          return r;
+        }
+        if (!nan_in && eb > 0 && std::abs(y) <= kMargin * eb) c.fail("a divisor too close to 0");
+        r.f = f32 ? static_cast<double>(python_remainder(fl(x), fl(y))) : python_remainder(x, y);
+        if (!nan_in && approx) {
+          // The remainder jumps by y where x crosses a multiple of y.
+          const double k = std::round(x / y);
+          if (std::abs(x - k * y) <= kMargin * (ea + std::abs(k) * eb))
+            c.fail("x too close to a multiple of y in x % y");
+          r.e = ea + std::abs(std::floor(x / y)) * eb + eps * std::abs(r.f);
+        }
+        break;
+      case Op::Atan2: {
+        r.f = f32 ? static_cast<double>(std::atan2(fl(x), fl(y))) : std::atan2(x, y);
+        r.e = 4 * eps * std::max(1.0, std::abs(r.f));
+        if (!nan_in && approx) {
+          const double near = std::hypot(x, y) - kMargin * (ea + eb);
+          if (near <= 0) c.fail("arctan2 too close to the origin");
+          // The branch cut: with y < 0 the angle jumps from pi to -pi where x crosses 0.
+          if (y <= kMargin * eb && std::abs(x) <= kMargin * ea) c.fail("arctan2 too close to its branch cut");
+          r.e +=
+              ((std::abs(y) + kMargin * eb) * ea + (std::abs(x) + kMargin * ea) * eb) / std::max(near * near, 1e-300);
+        }
+        break;
+      }
       default: c.fail("internal: bad float op"); break;
     }
     check_value(t, r, nan_in, c);
@@ -166,7 +207,10 @@ EV binop(Op op, DT t, const EV& a, const EV& b, Ctx& c) {
       case Op::Add:
       case Op::Max: r.i = (x || y); break;
       case Op::Mul:
-      case Op::Min: r.i = (x && y); break;
+      case Op::Min:
+      case Op::BitAnd: r.i = (x && y); break;
+      case Op::BitOr: r.i = (x || y); break;
+      case Op::BitXor: r.i = (x != y); break;
       default: c.fail("an operation bool arrays do not support"); break;
     }
     return r;
@@ -178,6 +222,17 @@ EV binop(Op op, DT t, const EV& a, const EV& b, Ctx& c) {
     case Op::Mul: r.i = wrap_to(t, static_cast<std::int64_t>(ux * uy)); break;
     case Op::Max: r.i = std::max(x, y); break;
     case Op::Min: r.i = std::min(x, y); break;
+    case Op::Mod:  // NumPy: 0 for a zero divisor; x % -1 is 0 (INT_MIN % -1 would trap)
+      if (y == 0 || y == -1) {
+        r.i = 0;
+      } else {
+        const std::int64_t m = x % y;
+        r.i = m != 0 && (m < 0) != (y < 0) ? m + y : m;
+      }
+      break;
+    case Op::BitAnd: r.i = wrap_to(t, x & y); break;
+    case Op::BitOr: r.i = wrap_to(t, x | y); break;
+    case Op::BitXor: r.i = wrap_to(t, x ^ y); break;
     case Op::Pow: {
       if (y < 0) {
         c.fail("a negative integer exponent (NumPy raises)");
@@ -199,9 +254,14 @@ EV binop(Op op, DT t, const EV& a, const EV& b, Ctx& c) {
   return r;
 }
 
-// Unary op on a value already cast to its compute type t.
+// Unary op on a value already cast to its compute type t (isnan, isfinite: a bool 0/1).
 EV unop(Op op, DT t, const EV& a, Ctx& c) {
   EV r;
+  if (op == Op::IsNan || op == Op::IsFinite) {
+    const bool nan = is_f(t) && std::isnan(a.f), inf = is_f(t) && std::isinf(a.f);
+    r.i = op == Op::IsNan ? nan : !nan && !inf;
+    return r;
+  }
   if (!is_f(t)) {
     switch (op) {
       case Op::Neg:
@@ -211,6 +271,11 @@ EV unop(Op op, DT t, const EV& a, Ctx& c) {
       case Op::Abs:
         r.i = a.i < 0 ? wrap_to(t, static_cast<std::int64_t>(0ULL - static_cast<std::uint64_t>(a.i))) : a.i;
         break;
+      case Op::Sign: r.i = (a.i > 0) - (a.i < 0); break;
+      case Op::Square:
+        r.i = wrap_to(t, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.i) * static_cast<std::uint64_t>(a.i)));
+        break;
+      case Op::Invert: r.i = t == DT::B ? !a.i : wrap_to(t, ~a.i); break;  // ~True is False
       default: c.fail("internal: bad integer unary op"); break;
     }
     check_value(t, r, false, c);
@@ -260,6 +325,32 @@ EV unop(Op op, DT t, const EV& a, Ctx& c) {
       r.f = pick(std::erf(fx), std::erf(x));
       r.e = 1.13 * ea + 4 * eps;
       break;
+    case Op::Floor:
+    case Op::Ceil: {  // exact, but a step function
+      const auto f = [&](double v) { return op == Op::Floor ? std::floor(v) : std::ceil(v); };
+      if (!nan_in && ea > 0 && f(x - kMargin * ea) != f(x + kMargin * ea)) c.fail("floor/ceil too close to an integer");
+      r.f = f(x);
+      break;
+    }
+    case Op::Sign:  // exact, but a step function
+      if (!nan_in && ea > 0 && std::abs(x) <= kMargin * ea) c.fail("sign of a value too close to 0");
+      r.f = nan_in ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
+      break;
+    case Op::Square:  // always approximate, as Mul: it may be contracted into a later add
+      r.f = f32 ? static_cast<double>(fx * fx) : x * x;
+      r.e = 2 * std::abs(x) * ea + ea * ea + eps * std::abs(r.f);
+      break;
+    case Op::Tan: {
+      r.f = pick(std::tan(fx), std::tan(x));
+      double slope = 1 + r.f * r.f;  // tan' = 1 + tan^2, largest at an end of an interval without a pole
+      if (!nan_in && ea > 0) {
+        const double lo = x - kMargin * ea, hi = x + kMargin * ea;
+        if (std::cos(lo) * std::cos(hi) <= 0) c.fail("tan too close to a pole");
+        slope = 1 + std::max(std::tan(lo) * std::tan(lo), std::tan(hi) * std::tan(hi));
+      }
+      r.e = ea * slope + 4 * eps * std::max(1.0, std::abs(r.f));
+      break;
+    }
     default: c.fail("internal: bad float unary op"); break;
   }
   check_value(t, r, nan_in, c);

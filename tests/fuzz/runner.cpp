@@ -25,6 +25,28 @@ struct is_arr<ts::Array<T>> : std::true_type {};
 template <class X>
 constexpr bool is_arr_v = is_arr<std::decay_t<X>>::value;
 
+// An array of float or double, or a double literal: & | ^ ~ do not compile for such operands
+// (NumPy raises), so the runner must not instantiate them (the reference never accepts them).
+template <class X>
+constexpr bool is_floating_operand() {
+  using D = std::decay_t<X>;
+  if constexpr (is_arr_v<D>)
+    return std::is_floating_point_v<typename D::value_type>;
+  else
+    return std::is_floating_point_v<D>;
+}
+
+// f(a, b) for operands that & | ^ accept.
+template <class F>
+auto bitwise(F f) {
+  return [f](const auto& a, const auto& b) -> AV {
+    if constexpr (!is_floating_operand<decltype(a)>() && !is_floating_operand<decltype(b)>())
+      return f(a, b);
+    else
+      throw std::logic_error("a bitwise op on a floating operand");
+  };
+}
+
 ts::Slice to_slice(const Sl& s) {
   if (s.whole) return ts::all;
   if (s.to_end) return ts::slice(s.start, ts::end);
@@ -70,7 +92,16 @@ class Runner {
                 case '+': h += x; break;
                 case '-': h -= x; break;
                 case '*': h *= x; break;
-                default: h /= x; break;
+                case '/': h /= x; break;
+                case '%': h %= x; break;
+                default:
+                  if constexpr (!is_floating_operand<decltype(t)>() && !is_floating_operand<decltype(x)>()) {
+                    if (cop == '&') h &= x;
+                    if (cop == '|') h |= x;
+                    if (cop == '^') h ^= x;
+                  } else {
+                    throw std::logic_error("a bitwise compound assignment with a floating operand");
+                  }
               }
             },
             target, v);
@@ -197,6 +228,11 @@ class Runner {
       case Op::Pow: return binary(e, [](const auto& a, const auto& b) { return ts::pow(a, b); });
       case Op::Max: return binary(e, [](const auto& a, const auto& b) { return ts::maximum(a, b); });
       case Op::Min: return binary(e, [](const auto& a, const auto& b) { return ts::minimum(a, b); });
+      case Op::Mod: return binary(e, [](const auto& a, const auto& b) { return a % b; });
+      case Op::BitAnd: return binary(e, bitwise([](const auto& a, const auto& b) { return a & b; }));
+      case Op::BitOr: return binary(e, bitwise([](const auto& a, const auto& b) { return a | b; }));
+      case Op::BitXor: return binary(e, bitwise([](const auto& a, const auto& b) { return a ^ b; }));
+      case Op::Atan2: return binary(e, [](const auto& a, const auto& b) { return ts::arctan2(a, b); });
       case Op::Eq: return binary(e, [](const auto& a, const auto& b) { return a == b; });
       case Op::Ne: return binary(e, [](const auto& a, const auto& b) { return a != b; });
       case Op::Lt: return binary(e, [](const auto& a, const auto& b) { return a < b; });
@@ -212,11 +248,37 @@ class Runner {
       case Op::Cos: return unary(e, [](const auto& a) { return ts::cos(a); });
       case Op::Tanh: return unary(e, [](const auto& a) { return ts::tanh(a); });
       case Op::Erf: return unary(e, [](const auto& a) { return ts::erf(a); });
+      case Op::Floor: return unary(e, [](const auto& a) { return ts::floor(a); });
+      case Op::Ceil: return unary(e, [](const auto& a) { return ts::ceil(a); });
+      case Op::Tan: return unary(e, [](const auto& a) { return ts::tan(a); });
+      case Op::Square: return unary(e, [](const auto& a) { return ts::square(a); });
+      case Op::IsNan: return unary(e, [](const auto& a) { return ts::isnan(a); });
+      case Op::IsFinite: return unary(e, [](const auto& a) { return ts::isfinite(a); });
+      case Op::Sign:
+        return unary(e, [](const auto& a) -> AV {
+          if constexpr (!std::is_same_v<typename std::decay_t<decltype(a)>::value_type, bool>)
+            return ts::sign(a);
+          else
+            throw std::logic_error("sign of a bool array");
+        });
+      case Op::Invert:
+        return unary(e, [](const auto& a) -> AV {
+          if constexpr (!is_floating_operand<decltype(a)>())
+            return ~a;
+          else
+            throw std::logic_error("~ of a floating array");
+        });
       case Op::Where: {
         const AV c = eval(e.kids[0]);
         const OV x = operand(e.kids[1]), y = operand(e.kids[2]);
         return std::visit([](const auto& cc, const auto& xx, const auto& yy) -> AV { return ts::where(cc, xx, yy); }, c,
                           x, y);
+      }
+      case Op::Clip: {
+        const AV a = eval(e.kids[0]);
+        const OV lo = operand(e.kids[1]), hi = operand(e.kids[2]);
+        return std::visit([](const auto& x, const auto& l, const auto& h) -> AV { return ts::clip(x, l, h); }, a, lo,
+                          hi);
       }
       case Op::Astype: {
         const AV a = eval(e.kids[0]);
@@ -232,9 +294,9 @@ class Runner {
       case Op::RMax: return unary(e, [](const auto& a) { return ts::max(a); });
       case Op::Mean: return unary(e, [](const auto& a) { return ts::mean(a); });
       case Op::Norm: return unary(e, [](const auto& a) { return ts::norm(a); });
-      case Op::Dot: {
+      case Op::Vdot: {
         const AV a = eval(e.kids[0]), b = eval(e.kids[1]);
-        return std::visit([](const auto& x, const auto& y) -> AV { return ts::dot(x, y); }, a, b);
+        return std::visit([](const auto& x, const auto& y) -> AV { return ts::vdot(x, y); }, a, b);
       }
     }
     throw std::logic_error("unknown expression");
