@@ -1,10 +1,11 @@
-// Linked with test_fuzz.cpp into test_jit_codegen: while the fuzz corpus runs (on the CPU
-// interpreter), every launched program is translated to CUDA (jit/codegen.hpp) with the automatic
-// number of elements per thread and with 4 (TESSERA_JIT_ELEMENTS=4), one program in
-// kOtherElementsEvery also with 1 and 2 (all three for every program would take about 11 minutes
-// here instead of about 6); at the end each distinct source is compiled by NVRTC for sm_90, which
-// needs no GPU. Plus the shape of the several-elements code, the automatic choice on reference workloads,
-// and the kernel cache's disk behaviour: hits, and corrupt or truncated entries rebuilt.
+// Linked with test_fuzz.cpp and the fuzzer (tests/fuzz/) into test_jit_codegen: while the fuzz
+// corpus runs (on the CPU interpreter), every launched program is translated to CUDA
+// (jit/codegen.hpp) with the automatic number of elements per thread and with 4
+// (TESSERA_JIT_ELEMENTS=4), one program in kOtherElementsEvery also with 1 and 2 (all three for
+// every program would take about 11 minutes here instead of about 6); at the end each distinct
+// source is compiled by NVRTC for sm_90, which needs no GPU. Plus the shape of the several-elements
+// code, the automatic choice on reference workloads, and the kernel cache's disk behaviour: hits,
+// and corrupt or truncated entries rebuilt.
 
 #include <gtest/gtest.h>
 
@@ -263,6 +264,43 @@ TEST_F(TesseraTest, ElementsPerThreadSuitTheReferenceWorkloads) {
   EXPECT_EQ(td::elements_per_thread(stencil), 2);
   EXPECT_EQ(td::elements_per_thread(cg_dot), 4);
   EXPECT_EQ(td::elements_per_thread(black_scholes), 1);
+}
+
+// Every elementwise instruction, for each element type that the array API emits it with, in one
+// program per type: r0 = load a0; r1 = load a1; then r2 = op r0 (r1), stored to a2 (a3 for bool
+// results). NVRTC must compile each.
+TEST(JitCodegen, EveryElementwiseOpCompilesForEachTypeItTakes) {
+  using td::OpCode;
+  using tessera::DType;
+  const std::vector<OpCode> any_type = {
+      OpCode::Neg, OpCode::Abs, OpCode::Not, OpCode::Sign, OpCode::Square, OpCode::IsNan, OpCode::IsFinite, OpCode::Add,
+      OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Pow,  OpCode::Max,    OpCode::Min,   OpCode::And,      OpCode::Or,
+      OpCode::Mod, OpCode::Eq,  OpCode::Ne,  OpCode::Lt,   OpCode::Le,     OpCode::Gt,    OpCode::Ge};
+  const std::vector<OpCode> floating = {OpCode::Sqrt,  OpCode::Exp,  OpCode::Log,  OpCode::Sin,
+                                        OpCode::Cos,   OpCode::Tanh, OpCode::Erf,  OpCode::Tan,
+                                        OpCode::Floor, OpCode::Ceil, OpCode::Atan2};
+  const std::vector<OpCode> integral = {OpCode::BitNot, OpCode::BitAnd, OpCode::BitOr, OpCode::BitXor};
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  for (DType t : {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64}) {
+    SCOPED_TRACE(tessera::name(t));
+    td::Program p;
+    p.code = {{OpCode::Load, t, t, 0, 0, 0, 0}, {OpCode::Load, t, t, 1, 1, 0, 0}};
+    std::vector<OpCode> ops = any_type;
+    const std::vector<OpCode>& more = tessera::is_float(t) ? floating : integral;
+    ops.insert(ops.end(), more.begin(), more.end());
+    for (OpCode op : ops) {
+      ASSERT_TRUE(td::is_unary(op) || td::is_binary(op)) << td::name(op);
+      p.code.push_back({op, t, t, 2, 0, static_cast<std::uint16_t>(td::is_binary(op) ? 1 : 0), 0});
+      const bool to_bool = td::yields_bool(op);
+      p.code.push_back(
+          {OpCode::Store, to_bool ? DType::Bool : t, t, 0, static_cast<std::uint16_t>(to_bool ? 3 : 2), 2, 0});
+    }
+    p.registers = 3;
+    const td::GeneratedKernel kernel = td::generate_cuda(p, 4, {}, 1);
+    for (OpCode op : ops) EXPECT_NE(p.describe().find(td::name(op)), std::string::npos) << td::name(op);
+    EXPECT_FALSE(cache.cubin(kernel, stats).empty()) << kernel.source;
+  }
 }
 
 TEST(KernelCache, DiskEntriesAreReusedAndBadOnesRebuilt) {

@@ -32,6 +32,24 @@ class TesseraTest : public ::testing::Test {
   std::unique_ptr<ts::Runtime> rt_;
 };
 
+// Runs f (or f(runtime)) under a Runtime with fusion on, then under one with fusion off (every op
+// its own kernel): both must match the test's host reference. For tests not based on TesseraTest.
+template <class F>
+void fused_and_unfused(F&& f) {
+  for (const bool fused : {true, false}) {
+    SCOPED_TRACE(fused ? "fusion on" : "fusion off");
+    ts::Config config;
+    config.fusion = fused;
+    int argc = 0;
+    char** argv = nullptr;
+    ts::Runtime rt(argc, argv, config);
+    if constexpr (std::is_invocable_v<F, ts::Runtime&>)
+      f(rt);
+    else
+      f();
+  }
+}
+
 // A row-major host array: the serial reference.
 template <class T>
 struct HostArray {

@@ -220,6 +220,60 @@ TEST_F(TesseraTest, IntegerTrueDivisionByZero) {
   EXPECT_TRUE(same_values(q2.to_host(), {kInf, kNaN, -kInf}));
 }
 
+// ---- Elementwise additions and creation (%, & | ^, arctan2, clip, eye, random_normal, *_like) ----
+
+TEST_F(TesseraTest, NewElementwiseOpsShapeMismatch) {
+  auto a = ts::arange<std::int64_t>(10);
+  auto b = ts::ones<std::int64_t>({9});
+  auto u = ts::zeros<double>({3, 4});
+  expect_collective_error("a % b", [&] { auto c = a % b; }, {"remainder", "(10,)", "(9,)"});
+  expect_collective_error("a & b", [&] { auto c = a & b; }, {"bitwise_and", "(10,)", "(9,)"});
+  expect_collective_error("a | b", [&] { auto c = a | b; }, {"bitwise_or", "(10,)", "(9,)"});
+  expect_collective_error("a ^ b", [&] { auto c = a ^ b; }, {"bitwise_xor", "(10,)", "(9,)"});
+  expect_collective_error("arctan2", [&] { auto c = ts::arctan2(u, u(slice(0, 2), ts::all)); },
+                          {"arctan2", "(3, 4)", "(2, 4)"});
+  expect_collective_error("clip lo", [&] { auto c = ts::clip(a, b, 3); }, {"clip", "(10,)", "(9,)"});
+  expect_collective_error("clip hi", [&] { auto c = ts::clip(a, 0, b); }, {"clip", "(10,)", "(9,)"});
+  expect_collective_error("a %= b", [&] { a %= b; }, {"remainder", "(9,)", "(10,)"});
+  std::vector<std::int64_t> want;
+  for (int i = 0; i < 10; ++i) want.push_back(i);
+  EXPECT_EQ(a.to_host(), want);  // nothing was written
+}
+
+TEST_F(TesseraTest, NewInPlaceOperatorsFollowSameKind) {
+  auto i = ts::arange<std::int32_t>(6);
+  const std::vector<bool> hp = {true, false, true, true, false, false};
+  auto p = ts::from_host<bool>({6}, hp);
+  expect_collective_error("int32 %= 2.5", [&] { i %= 2.5; }, {"remainder", "float64", "int32", "same_kind"});
+  expect_collective_error("bool %= bool", [&] { p %= p; }, {"remainder", "int32", "bool", "same_kind"});
+  expect_collective_error("bool &= int32", [&] { p &= i; }, {"bitwise_and", "int32", "bool", "same_kind"});
+  expect_collective_error("bool |= 1", [&] { p |= 1; }, {"bitwise_or", "int64", "bool", "same_kind"});
+  expect_collective_error("bool ^= int32", [&] { p ^= i; }, {"bitwise_xor", "int32", "bool", "same_kind"});
+  expect_collective_error("int32 % 2^40", [&] { auto c = i % (std::int64_t(1) << 40); },
+                          {"remainder", "1099511627776", "int32"});
+  expect_collective_error("int32 &= 2^40", [&] { i &= std::int64_t(1) << 40; }, {"bitwise_and", "int32"});
+  EXPECT_EQ(i.to_host(), (std::vector<std::int32_t>{0, 1, 2, 3, 4, 5}));  // nothing was written
+  EXPECT_EQ(p.to_host(), hp);
+}
+
+TEST_F(TesseraTest, NewCreationBadInputs) {
+  expect_collective_error("eye(-3)", [&] { auto c = ts::eye<double>(-3); }, {"eye(-3)", "non-negative"});
+  expect_collective_error("random_normal<int32>", [&] { auto c = ts::random_normal<std::int32_t>({4}, 1); },
+                          {"random_normal<int32>", "floating type"});
+  expect_collective_error("random_normal<bool>", [&] { auto c = ts::random_normal<bool>({4}, 1); },
+                          {"random_normal<bool>", "floating type"});
+  expect_collective_error("random_normal({-2})", [&] { auto c = ts::random_normal<double>({-2}, 1); },
+                          {"random_normal", "negative", "(-2,)"});
+  ts::Array<double> none;
+  expect_collective_error("zeros_like", [&] { auto c = ts::zeros_like(none); }, {"zeros_like", "empty"});
+  expect_collective_error("ones_like", [&] { auto c = ts::ones_like(none); }, {"ones_like", "empty"});
+  expect_collective_error("empty_like", [&] { auto c = ts::empty_like(none); }, {"empty_like", "empty"});
+  expect_collective_error("full_like", [&] { auto c = ts::full_like(none, 2.0); }, {"full_like", "empty"});
+  auto i = ts::arange<std::int32_t>(3);
+  expect_collective_error("full_like(int32, 2^40)", [&] { auto c = ts::full_like(i, std::int64_t(1) << 40); },
+                          {"full_like", "1099511627776", "int32"});
+}
+
 // ---- Environment ----
 
 TEST(BadInputsConfig, CheckDivergenceAndCommTimeoutValues) {

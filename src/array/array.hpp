@@ -6,10 +6,13 @@
 //   auto interior = a(ts::slice(1, -1), ts::slice(1, -1));   // a view: no copy
 //   interior.assign(1.0);                                     // writes into a
 //   a += 2.0 * a;                                             // NumPy semantics, in place
+//   mask &= a > 0.0;                                          // also -= *= /= %= |= ^=
 //   double total = ts::sum(a).item();                         // the only host synchronization
 //
 // T is bool, int32_t, int64_t, float or double; arrays have 1 to 3 dimensions, and reductions
-// give 0-d arrays that stay on the device and can feed later operations as scalars.
+// give 0-d arrays that stay on the device and can feed later operations as scalars. Compound
+// operators follow NumPy's same_kind rule (int_array *= 0.5 is an error); &= |= ^= take bool and
+// integer arrays only.
 
 #include <cstdint>
 #include <cstring>
@@ -103,6 +106,27 @@ constexpr DType binary_dtype() {
     return promote(strong_dtype<A>(), strong_dtype<B>());
 }
 
+// The type `a op b` computes in (and returns) when its operands promote to t: true division and
+// arctan2 of integers compute in a floating type, % of booleans in int32 (NumPy: int8).
+constexpr DType compute_dtype(OpCode op, DType t) {
+  if (op == OpCode::Div) return divide_result(t);
+  if (op == OpCode::Atan2) return float_result(t);
+  if (op == OpCode::Mod) return bool_as_integer(t);
+  return t;
+}
+
+template <OpCode op, class A, class B>
+using binary_result_t = Array<cpp_type_t<compute_dtype(op, binary_dtype<A, B>())>>;
+
+// & | ^ ~ take bool and integer operands only: NumPy raises TypeError for floating ones, and the
+// types are static here, so it is a compile-time error.
+template <class A, class B>
+constexpr void require_bitwise() {
+  static_assert(!is_float(binary_dtype<A, B>()),
+                "tessera: & | ^ ~ (and &= |= ^=) take bool or integer operands; NumPy raises TypeError for floating "
+                "ones (a float scalar makes the operation floating too): use astype<int64_t>() or a comparison");
+}
+
 // NumPy's same_kind rule for in-place operators: `int_array += 0.5` is an error.
 inline void check_in_place(const char* what, DType result, DType target) {
   if (static_cast<int>(kind_of(result)) > static_cast<int>(kind_of(target)))
@@ -115,13 +139,14 @@ inline OpCode arithmetic_op(const char* what, OpCode op, DType t) {
   if (op == OpCode::Add) return OpCode::Or;  // NumPy: True + True == True
   if (op == OpCode::Mul) return OpCode::And;
   if (op == OpCode::Max || op == OpCode::Min) return op;  // np.maximum/minimum have bool loops: or/and
+  if (op == OpCode::BitAnd || op == OpCode::BitOr || op == OpCode::BitXor) return op;  // logical on bools
   raise(what, ": not supported for bool arrays (NumPy raises too); use astype<int32_t>() first");
 }
 
 template <class A, class B>
 ArrayRef arithmetic(const char* what, OpCode op, const A& a, const B& b, const ArrayRef* target = nullptr) {
   constexpr DType t = binary_dtype<A, B>();
-  DType compute = op == OpCode::Div ? divide_result(t) : t;
+  const DType compute = compute_dtype(op, t);
   OpCode code = arithmetic_op(what, op, compute);
   if constexpr (!is_array_v<B> && std::is_arithmetic_v<B>) {
     // A kernel cannot raise, so only a scalar exponent is checked (as NumPy: ValueError).
@@ -208,6 +233,29 @@ class Array {
   template <class B, class = std::enable_if_t<detail::is_operand_v<B>>>
   Array& operator/=(const B& b) {
     detail::arithmetic("divide", detail::OpCode::Div, *this, b, &ref_);
+    return *this;
+  }
+  template <class B, class = std::enable_if_t<detail::is_operand_v<B>>>
+  Array& operator%=(const B& b) {
+    detail::arithmetic("remainder", detail::OpCode::Mod, *this, b, &ref_);
+    return *this;
+  }
+  template <class B, class = std::enable_if_t<detail::is_operand_v<B>>>
+  Array& operator&=(const B& b) {
+    detail::require_bitwise<Array, B>();
+    detail::arithmetic("bitwise_and", detail::OpCode::BitAnd, *this, b, &ref_);
+    return *this;
+  }
+  template <class B, class = std::enable_if_t<detail::is_operand_v<B>>>
+  Array& operator|=(const B& b) {
+    detail::require_bitwise<Array, B>();
+    detail::arithmetic("bitwise_or", detail::OpCode::BitOr, *this, b, &ref_);
+    return *this;
+  }
+  template <class B, class = std::enable_if_t<detail::is_operand_v<B>>>
+  Array& operator^=(const B& b) {
+    detail::require_bitwise<Array, B>();
+    detail::arithmetic("bitwise_xor", detail::OpCode::BitXor, *this, b, &ref_);
     return *this;
   }
 

@@ -84,12 +84,12 @@ ArrayRef new_array(DType type, const Tiling& tiling, bool zero) {
   return ArrayRef{store, store->whole()};
 }
 
-ArrayRef new_array_like(DType type, const ArrayRef& key) {
-  if (key.ndim() == 0) return new_array(type, Tiling{}, false);  // 0-d results are replicated
+ArrayRef new_array_like(DType type, const ArrayRef& key, bool zero) {
+  if (key.ndim() == 0) return new_array(type, Tiling{}, zero);  // 0-d results are replicated
   if (key.store->ndim() > 0 && !key.view.stretched()) {
-    if (auto t = induced(key.store->tiling(), key.view)) return new_array(type, *t, false);
+    if (auto t = induced(key.store->tiling(), key.view)) return new_array(type, *t, zero);
   }
-  return new_array(type, balanced_tiling(key.shape(), "result", type), false);
+  return new_array(type, balanced_tiling(key.shape(), "result", type), zero);
 }
 
 namespace {

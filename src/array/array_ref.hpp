@@ -61,6 +61,11 @@ ArrayRef full_array(DType type, const Shape& shape, const Operand& value);
 ArrayRef arange_array(DType type, std::int64_t n);
 ArrayRef linspace_array(DType type, double lo, double hi, std::int64_t n);
 ArrayRef random_array(DType type, const Shape& shape, std::uint64_t seed);
+ArrayRef random_normal_array(DType type, const Shape& shape, std::uint64_t seed);
+ArrayRef eye_array(DType type, std::int64_t n);
+// Arrays of like's shape and dtype, aligned with like's view.
+ArrayRef empty_like_array(const char* what, const ArrayRef& like, bool zero_fill);
+ArrayRef full_like_array(const char* what, const ArrayRef& like, const Operand& value);
 ArrayRef from_host_bytes(DType type, const Shape& shape, const char* data, std::size_t count);
 
 // Elementwise: each operand is cast to cast_to[i], `op` runs on type op_type (for comparisons the

@@ -93,6 +93,51 @@ ArrayRef random_array(DType type, const Shape& shape, std::uint64_t seed) {
   return generate("random", type, shape, [&](ProgramBuilder& b) { return b.random(type, b.index(), seed); });
 }
 
+ArrayRef random_normal_array(DType type, const Shape& shape, std::uint64_t seed) {
+  if (!is_float(type)) raise("random_normal<", name(type), ">: normal samples need a floating type (float or double)");
+  // Box-Muller: z = sqrt(-2 log(1 - u1)) cos(2 pi u2), with u1 and u2 the uniforms of random()'s
+  // sequence at counters 2i and 2i + 1. 1 - u1 lies in (0, 1] (u1 < 1 is a multiple of 2^-53,
+  // so 1 - u1 is exact): the log is finite. Computed in float64, then cast.
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  const DType f64 = DType::Float64, i64 = DType::Int64;
+  return generate("random_normal", type, shape, [&](ProgramBuilder& b) {
+    const int i = b.index();
+    const int first = b.binary(OpCode::Add, i64, i, i);
+    const int second = b.binary(OpCode::Add, i64, first, b.constant(make_value<std::int64_t>(1), i64));
+    const int u1 = b.random(f64, first, seed), u2 = b.random(f64, second, seed);
+    const int log = b.unary(OpCode::Log, f64, b.binary(OpCode::Sub, f64, b.constant(make_value(1.0), f64), u1));
+    const int radius = b.unary(OpCode::Sqrt, f64, b.binary(OpCode::Mul, f64, b.constant(make_value(-2.0), f64), log));
+    const int angle = b.binary(OpCode::Mul, f64, b.constant(make_value(kTwoPi), f64), u2);
+    return b.cast(b.binary(OpCode::Mul, f64, radius, b.unary(OpCode::Cos, f64, angle)), f64, type);
+  });
+}
+
+ArrayRef eye_array(DType type, std::int64_t n) {
+  if (n < 0) raise("eye(", n, "): the number of rows must be non-negative");
+  // Element k of the row-major n x n matrix is on the diagonal when k % (n + 1) == 0.
+  return generate("eye", type, {n, n}, [&](ProgramBuilder& b) {
+    const DType i64 = DType::Int64;
+    const int column_offset = b.binary(OpCode::Mod, i64, b.index(), b.constant(make_value<std::int64_t>(n + 1), i64));
+    const int diagonal = b.binary(OpCode::Eq, i64, column_offset, b.constant(make_value<std::int64_t>(0), i64));
+    return b.cast(diagonal, DType::Bool, type);
+  });
+}
+
+ArrayRef empty_like_array(const char* what, const ArrayRef& like, bool zero_fill) {
+  check_runtime(like, what);
+  ArrayRef out = new_array_like(like.dtype(), like, zero_fill);
+  runtime().stats().ops++;
+  note_creation(what, out, 0);
+  return out;
+}
+
+ArrayRef full_like_array(const char* what, const ArrayRef& like, const Operand& value) {
+  check_runtime(like, what);
+  ArrayRef out = new_array_like(like.dtype(), like);
+  apply(what, OpCode::Load, {value}, {like.dtype()}, like.dtype(), like.dtype(), &out);
+  return out;
+}
+
 ArrayRef from_host_bytes(DType type, const Shape& shape, const char* data, std::size_t count) {
   Tiling tiling = balanced_tiling(shape, "from_host", type);
   std::int64_t volume = 1;

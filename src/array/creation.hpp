@@ -3,6 +3,8 @@
 //
 //   auto a = ts::zeros<double>({n, m});        auto r = ts::random<double>({n}, 42);
 //   auto x = ts::linspace<double>(0, 1, 101);  auto g = ts::from_host<double>({n, m}, host);
+//   auto z = ts::random_normal<float>({n}, 7); auto id = ts::eye<double>(n);
+//   auto b = ts::zeros_like(a);                auto c = ts::full_like(a, 0.5);   // also ones_, empty_like
 
 #include "tessera/array/array.hpp"
 
@@ -44,6 +46,43 @@ Array<T> linspace(double lo, double hi, std::int64_t n) {
 template <class T>
 Array<T> random(const Shape& shape, std::uint64_t seed = 0) {
   return Array<T>(detail::random_array(dtype_v<T>, shape, seed));
+}
+
+// Standard normal samples, counter-based like random(): element i is Box-Muller on the uniforms
+// of random(seed)'s sequence at 2i and 2i + 1, so the global array is the same for any number of
+// ranks.
+template <class T>
+Array<T> random_normal(const Shape& shape, std::uint64_t seed = 0) {
+  return Array<T>(detail::random_normal_array(dtype_v<T>, shape, seed));
+}
+
+// The n x n identity matrix.
+template <class T>
+Array<T> eye(std::int64_t n) {
+  return Array<T>(detail::eye_array(dtype_v<T>, n));
+}
+
+// New arrays of a's shape and type (0-d for a 0-d a), tiled like a's view, so that
+// `a(ts::slice(1, ts::end)) + ts::zeros_like(a(ts::slice(1, ts::end)))` moves no data.
+// full_like's value is cast to T as full's is.
+template <class T>
+Array<T> empty_like(const Array<T>& a) {
+  return Array<T>(detail::empty_like_array("empty_like", a.impl(), false));
+}
+
+template <class T>
+Array<T> zeros_like(const Array<T>& a) {
+  return Array<T>(detail::empty_like_array("zeros_like", a.impl(), true));
+}
+
+template <class T, class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>
+Array<T> full_like(const Array<T>& a, S value) {
+  return Array<T>(detail::full_like_array("full_like", a.impl(), detail::Operand::of_scalar(value)));
+}
+
+template <class T>
+Array<T> ones_like(const Array<T>& a) {
+  return Array<T>(detail::full_like_array("ones_like", a.impl(), detail::Operand::of_scalar(1)));
 }
 
 // From a global row-major buffer present on every rank; each rank keeps its own tile.

@@ -30,8 +30,6 @@ Value scalar_as(const Operand& o, DType to) {
   }
 }
 
-bool is_compare(OpCode op) { return op >= OpCode::Eq && op <= OpCode::Ge; }
-
 // Holds a user reference on a store for a scope: an intermediate the caller has not yet wrapped
 // in an Array<T> must not look like a dead temporary if the op window is flushed meanwhile.
 struct UserRef {
@@ -131,7 +129,7 @@ ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands
     produced = op_type;
   } else if (op != OpCode::Load) {
     r = regs.size() == 1 ? b.unary(op, op_type, regs[0]) : b.binary(op, op_type, regs[0], regs[1]);
-    produced = is_compare(op) ? DType::Bool : op_type;
+    produced = yields_bool(op) ? DType::Bool : op_type;
   }
   r = b.cast(r, produced, out.dtype());
   const int out_arg = b.arg(out.store, out.view, true, target == nullptr);

@@ -2,7 +2,7 @@
 // Reductions, over the whole array (a 0-d array) or along one axis. Results stay on the device;
 // item() brings a 0-d one to the host.
 //
-//   auto alpha = ts::dot(r, r) / ts::dot(p, q);     // no host synchronization
+//   auto alpha = ts::vdot(r, r) / ts::vdot(p, q);   // no host synchronization
 //   double rnorm = ts::norm(r).item();
 //   auto row_sums = ts::sum(A, 1);                  // shape (n,) of an (n, m) A
 //   auto centered = A - ts::mean(A, 0, true);       // (n, m) - (1, m): broadcast, nothing copied
@@ -10,7 +10,7 @@
 //
 // Axes count from the end when negative; keepdims keeps the reduced axis with extent 1. Result
 // types follow NumPy: sum/prod of bool and integers are int64, mean of integers float64,
-// argmin/argmax/count_nonzero int64; dot is the full contraction sum(a * b) (np.vdot) in the
+// argmin/argmax/count_nonzero int64; vdot is the full contraction sum(a * b) (np.vdot) in the
 // promoted type; norm is the 2-norm. argmin/argmax take the first occurrence, NaN first, as NumPy;
 // without an axis they give the flat (row-major) index. min, max, argmin and argmax of nothing
 // are errors, as in NumPy. Along an axis the result is tiled like the other axes, so it feeds
@@ -63,11 +63,27 @@ Array<std::int64_t> count_nonzero(const Array<T>& a, int axis, bool keepdims = f
                                          detail::Finalize::None, axis, keepdims, detail::ReduceMap::Nonzero);
 }
 
+namespace detail {
+// sum(a * b) over every element of two arrays of one shape, in their promoted type.
+template <class A, class B>
+Array<cpp_type_t<promote(dtype_v<A>, dtype_v<B>)>> inner_product(const char* what, const Array<A>& a,
+                                                                 const Array<B>& b) {
+  constexpr DType t = promote(dtype_v<A>, dtype_v<B>);
+  return Array<cpp_type_t<t>>(reduce(ReduceSpec{what, ReduceKind::Sum, t, t}, a.impl(), &b.impl()));
+}
+}  // namespace detail
+
+// NumPy's vdot: the inner product of two arrays of one shape, whatever their dimensions.
+template <class A, class B>
+Array<cpp_type_t<promote(dtype_v<A>, dtype_v<B>)>> vdot(const Array<A>& a, const Array<B>& b) {
+  return detail::inner_product("vdot", a, b);
+}
+
+// Today the same as vdot (NumPy's dot of 1-D arrays); DESIGN.md part two gives dot of 2-D
+// operands matmul's meaning, which it will get.
 template <class A, class B>
 Array<cpp_type_t<promote(dtype_v<A>, dtype_v<B>)>> dot(const Array<A>& a, const Array<B>& b) {
-  constexpr DType t = promote(dtype_v<A>, dtype_v<B>);
-  return Array<cpp_type_t<t>>(
-      detail::reduce(detail::ReduceSpec{"dot", detail::ReduceKind::Sum, t, t}, a.impl(), &b.impl()));
+  return detail::inner_product("dot", a, b);
 }
 
 template <class T>

@@ -15,6 +15,7 @@ ArrayRef new_array(DType type, const Tiling& tiling, bool zero);
 // The smallest memory space of the job in bytes (set by the Runtime): larger tiles are errors.
 void set_memory_limit(std::size_t bytes);
 
-ArrayRef new_array_like(DType type, const ArrayRef& key);
+// A new array of key's shape, tiled as key's view induces (aligned with it); zero-filled on request.
+ArrayRef new_array_like(DType type, const ArrayRef& key, bool zero = false);
 
 }  // namespace tessera::detail

@@ -122,6 +122,10 @@ constexpr DType mean_result(DType t) { return t == DType::Float32 ? DType::Float
 // Results of true division.
 constexpr DType divide_result(DType t) { return is_float(t) ? t : DType::Float64; }
 
+// Results of square and %: the operand type, except that NumPy computes booleans in int8, which
+// tessera does not have; it gives int32.
+constexpr DType bool_as_integer(DType t) { return t == DType::Bool ? DType::Int32 : t; }
+
 template <class S>
 constexpr ScalarKind scalar_kind() {
   static_assert(std::is_arithmetic_v<S>, "tessera: scalar operands must be arithmetic types");

@@ -39,9 +39,13 @@ KOKKOS_FORCEINLINE_FUNCTION T wrap_mul(T a, T b) {
     return a * b;
   }
 }
+// Floats negate the sign bit: -(0.0) is -0.0 in NumPy, where 0.0 - 0.0 would be +0.0.
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION T neg(T a) {
-  return wrap_sub(T(0), a);
+  if constexpr (std::is_floating_point_v<T>)
+    return -a;
+  else
+    return wrap_sub(T(0), a);
 }
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION T abs(T a) {
@@ -94,6 +98,59 @@ KOKKOS_FORCEINLINE_FUNCTION T minimum(T a, T b) {
     if (b != b) return b;
   }
   return a < b ? a : b;
+}
+
+// NumPy's remainder (Python's %): the result has the divisor's sign. Floats: fmod (exact), moved
+// by one divisor when the signs differ, a zero result signed like the divisor, NaN for a zero
+// divisor (fmod's). Integers: 0 for a zero divisor, as NumPy; x % -1 is 0 without dividing
+// (INT_MIN % -1 traps in C++).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T remainder(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const T mod = TESSERA_KOKKOS_MATH::fmod(a, b);
+    if (b == T(0)) return mod;
+    if (mod == T(0)) return b < T(0) ? -T(0) : T(0);
+    return (b < T(0)) != (mod < T(0)) ? mod + b : mod;
+  } else {
+    if (b == T(0) || b == T(-1)) return T(0);
+    const T mod = static_cast<T>(a % b);
+    return mod != T(0) && (mod < T(0)) != (b < T(0)) ? static_cast<T>(mod + b) : mod;
+  }
+}
+// -1, 0 or 1 in a's type; NaN stays NaN and -0.0 gives 0.0, as np.sign.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T sign(T a) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a > T(0) ? T(1) : a < T(0) ? T(-1) : a == T(0) ? T(0) : a;
+  else
+    return static_cast<T>((a > T(0)) - (a < T(0)));
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T square(T a) {
+  return wrap_mul(a, a);
+}
+// ~ of an integer; of a bool its negation (~True is False in NumPy, not the int ~1).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T bit_not(T a) {
+  if constexpr (std::is_same_v<T, bool>)
+    return !a;
+  else
+    return static_cast<T>(~a);
+}
+// Integers and bools are never NaN and always finite. inf - inf and NaN - NaN are NaN.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION bool is_nan(T a) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a != a;
+  else
+    return false;
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION bool is_finite(T a) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a - a == T(0);
+  else
+    return true;
 }
 
 // Counter-based generator (SplitMix64 finalizer applied twice): the value of element i depends

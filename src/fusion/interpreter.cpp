@@ -26,6 +26,16 @@ KOKKOS_FORCEINLINE_FUNCTION void by_type(DType t, F&& f) {
   }
 }
 
+// The integer and bool types only: bitwise instructions are never emitted for floating types.
+template <class F>
+KOKKOS_FORCEINLINE_FUNCTION void by_integral_type(DType t, F&& f) {
+  switch (t) {
+    case DType::Bool: f(bool{}); break;
+    case DType::Int32: f(std::int32_t{}); break;
+    default: f(std::int64_t{}); break;
+  }
+}
+
 // C++ conversion, except that anything converts to bool as "is nonzero" (NumPy's astype(bool)).
 template <class T, class S>
 KOKKOS_FORCEINLINE_FUNCTION T convert(S v) {
@@ -216,6 +226,23 @@ struct Interpreter {
           TESSERA_UNARY(Neg, element::neg(v))
           TESSERA_UNARY(Abs, element::abs(v))
           TESSERA_UNARY(Not, !v)
+          TESSERA_UNARY(Sign, element::sign(v))
+          TESSERA_UNARY(Square, element::square(v))
+        case OpCode::BitNot:
+          by_integral_type(in.type, [&](auto tag) {
+            using T = decltype(tag);
+            for (int l = 0; l < len; ++l) as<T>(d[l]) = element::bit_not(as<T>(x[l]));
+          });
+          break;
+#define TESSERA_PREDICATE(OP, FN)                             \
+  case OpCode::OP:                                            \
+    by_type(in.type, [&](auto tag) {                          \
+      using T = decltype(tag);                                \
+      for (int l = 0; l < len; ++l) d[l].b = FN(as<T>(x[l])); \
+    });                                                       \
+    break;
+          TESSERA_PREDICATE(IsNan, element::is_nan)
+          TESSERA_PREDICATE(IsFinite, element::is_finite)
 #define TESSERA_FLOAT_UNARY(OP, FN)                                               \
   case OpCode::OP:                                                                \
     if (in.type == DType::Float32)                                                \
@@ -230,6 +257,9 @@ struct Interpreter {
           TESSERA_FLOAT_UNARY(Cos, cos)
           TESSERA_FLOAT_UNARY(Tanh, tanh)
           TESSERA_FLOAT_UNARY(Erf, erf)
+          TESSERA_FLOAT_UNARY(Tan, tan)
+          TESSERA_FLOAT_UNARY(Floor, floor)
+          TESSERA_FLOAT_UNARY(Ceil, ceil)
 #define TESSERA_BINARY(OP, EXPR)            \
   case OpCode::OP:                          \
     by_type(in.type, [&](auto tag) {        \
@@ -250,6 +280,23 @@ struct Interpreter {
           TESSERA_BINARY(Min, element::minimum(u, v))
           TESSERA_BINARY(And, u && v)
           TESSERA_BINARY(Or, u || v)
+          TESSERA_BINARY(Mod, element::remainder(u, v))
+        case OpCode::Atan2:
+          if (in.type == DType::Float32)
+            for (int l = 0; l < len; ++l) d[l].f32 = TESSERA_KOKKOS_MATH::atan2(x[l].f32, y[l].f32);
+          else
+            for (int l = 0; l < len; ++l) d[l].f64 = TESSERA_KOKKOS_MATH::atan2(x[l].f64, y[l].f64);
+          break;
+#define TESSERA_BITWISE(OP, OPERATOR)                                                               \
+  case OpCode::OP:                                                                                  \
+    by_integral_type(in.type, [&](auto tag) {                                                       \
+      using T = decltype(tag);                                                                      \
+      for (int l = 0; l < len; ++l) as<T>(d[l]) = static_cast<T>(as<T>(x[l]) OPERATOR as<T>(y[l])); \
+    });                                                                                             \
+    break;
+          TESSERA_BITWISE(BitAnd, &)
+          TESSERA_BITWISE(BitOr, |)
+          TESSERA_BITWISE(BitXor, ^)
 #define TESSERA_COMPARE(OP, EXPR)     \
   case OpCode::OP:                    \
     by_type(in.type, [&](auto tag) {  \

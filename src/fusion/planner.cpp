@@ -728,7 +728,7 @@ class Planner {
         case OpCode::Coord: out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg()); break;
         default:  // arithmetic: remap operands, then the destination
           out.a = R(in.a);
-          out.b = in.op == OpCode::Where || in.op >= OpCode::Add ? R(in.b) : 0;
+          out.b = in.op == OpCode::Where || is_binary(in.op) ? R(in.b) : 0;
           out.c = in.op == OpCode::Where ? R(in.c) : 0;
           out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
           break;
@@ -855,7 +855,7 @@ class Planner {
         case OpCode::Reduce: out[k++] = in.a; break;
         default:
           out[k++] = in.a;
-          if (in.op >= OpCode::Add) out[k++] = in.b;
+          if (is_binary(in.op)) out[k++] = in.b;
       }
       return k;
     };

@@ -5,10 +5,13 @@
 namespace tessera::detail {
 
 const char* name(OpCode op) {
-  static const char* names[] = {"load", "const", "index", "coord", "random", "cast",  "neg",    "abs",   "sqrt",
-                                "exp",  "log",   "sin",   "cos",   "tanh",   "erf",   "not",    "add",   "sub",
-                                "mul",  "div",   "pow",   "max",   "min",    "and",   "or",     "eq",    "ne",
-                                "lt",   "le",    "gt",    "ge",    "where",  "store", "reduce", "reduce"};
+  static const char* names[] = {"load",  "const",   "index",  "coord",   "random", "cast",     "neg",    "abs",
+                                "sqrt",  "exp",     "log",    "sin",     "cos",    "tanh",     "erf",    "not",
+                                "tan",   "floor",   "ceil",   "sign",    "square", "bit_not",  "isnan",  "isfinite",
+                                "add",   "sub",     "mul",    "div",     "pow",    "max",      "min",    "and",
+                                "or",    "atan2",   "mod",    "bit_and", "bit_or", "bit_xor",  "eq",     "ne",
+                                "lt",    "le",      "gt",     "ge",      "where",  "store",    "reduce", "reduce"};
+  static_assert(sizeof names / sizeof names[0] == static_cast<int>(OpCode::ReduceArg) + 1, "one name per opcode");
   return names[static_cast<int>(op)];
 }
 

@@ -33,7 +33,15 @@ enum class OpCode : std::uint8_t {
   Cos,
   Tanh,
   Erf,
-  Not,  // r[dst] = f(r[a])
+  Not,
+  Tan,
+  Floor,
+  Ceil,
+  Sign,
+  Square,
+  BitNot,  // r[dst] = f(r[a])                                        (~ of integers; of bool: not)
+  IsNan,
+  IsFinite,  // r[dst] (bool) = f(r[a])                               (type: of r[a])
   Add,
   Sub,
   Mul,
@@ -42,7 +50,12 @@ enum class OpCode : std::uint8_t {
   Max,
   Min,
   And,
-  Or,  // r[dst] = r[a] op r[b]
+  Or,
+  Atan2,
+  Mod,  // NumPy's remainder: the sign of the divisor
+  BitAnd,
+  BitOr,
+  BitXor,  // r[dst] = r[a] op r[b]
   Eq,
   Ne,
   Lt,
@@ -54,6 +67,15 @@ enum class OpCode : std::uint8_t {
   Reduce,     // accumulator[dst] op= r[a]                           (type: of r[a])
   ReduceArg,  // accumulator[dst] = the better of it and (r[a], index r[b]): ArgMin / ArgMax
 };
+
+// Elementwise instructions read r[a] (unary) or r[a] and r[b] (binary): the planner renames
+// their registers by this, so a new opcode goes into one of the two ranges above.
+constexpr bool is_unary(OpCode op) { return op >= OpCode::Neg && op <= OpCode::IsFinite; }
+constexpr bool is_binary(OpCode op) { return op >= OpCode::Add && op <= OpCode::Ge; }
+// Elementwise instructions whose result is bool whatever type they compute in.
+constexpr bool yields_bool(OpCode op) {
+  return op == OpCode::IsNan || op == OpCode::IsFinite || (op >= OpCode::Eq && op <= OpCode::Ge);
+}
 
 const char* name(OpCode op);
 // Whether the instruction writes r[dst] (stores and reductions write memory or accumulators).

@@ -35,6 +35,8 @@ __device__ __forceinline__ double fabs(double x) { return ::fabs(x); }
 __device__ __forceinline__ float fabs(float x) { return ::fabsf(x); }
 __device__ __forceinline__ double pow(double x, double y) { return ::pow(x, y); }
 __device__ __forceinline__ float pow(float x, float y) { return ::powf(x, y); }
+__device__ __forceinline__ double fmod(double x, double y) { return ::fmod(x, y); }
+__device__ __forceinline__ float fmod(float x, float y) { return ::fmodf(x, y); }
 }  // namespace tessera_math
 #define TESSERA_KOKKOS_MATH tessera_math
 )";
@@ -134,6 +136,10 @@ const char* float_fn(OpCode op, bool single) {
     case OpCode::Sin: return single ? "sinf" : "sin";
     case OpCode::Cos: return single ? "cosf" : "cos";
     case OpCode::Tanh: return single ? "tanhf" : "tanh";
+    case OpCode::Tan: return single ? "tanf" : "tan";
+    case OpCode::Floor: return single ? "floorf" : "floor";
+    case OpCode::Ceil: return single ? "ceilf" : "ceil";
+    case OpCode::Atan2: return single ? "atan2f" : "atan2";
     default: return single ? "erff" : "erf";
   }
 }
@@ -256,12 +262,27 @@ class Emitter {
       }
       case OpCode::Neg:
       case OpCode::Abs:
+      case OpCode::Sign:
+      case OpCode::Square:
+      case OpCode::BitNot:
       case OpCode::Not: {
         const std::string x = "static_cast<" + std::string(T) + ">(" + reg(in.a, lane) + ")";
-        const std::string e = in.op == OpCode::Neg   ? "el::neg(" + x + ")"
-                              : in.op == OpCode::Abs ? "el::abs(" + x + ")"
-                                                     : "!" + x;
+        std::string e;
+        switch (in.op) {
+          case OpCode::Neg: e = "el::neg(" + x + ")"; break;
+          case OpCode::Abs: e = "el::abs(" + x + ")"; break;
+          case OpCode::Sign: e = "el::sign(" + x + ")"; break;
+          case OpCode::Square: e = "el::square(" + x + ")"; break;
+          case OpCode::BitNot: e = "el::bit_not(" + x + ")"; break;
+          default: e = "!" + x; break;
+        }
         out << define(pc, lane, T) << "static_cast<" << T << ">(" << e << ");\n";
+        return out.str();
+      }
+      case OpCode::IsNan:
+      case OpCode::IsFinite: {
+        const std::string x = "static_cast<" + std::string(T) + ">(" + reg(in.a, lane) + ")";
+        out << define(pc, lane, "bool") << (in.op == OpCode::IsNan ? "el::is_nan(" : "el::is_finite(") << x << ");\n";
         return out.str();
       }
       case OpCode::Sqrt:
@@ -270,9 +291,17 @@ class Emitter {
       case OpCode::Sin:
       case OpCode::Cos:
       case OpCode::Tanh:
-      case OpCode::Erf: {
+      case OpCode::Erf:
+      case OpCode::Tan:
+      case OpCode::Floor:
+      case OpCode::Ceil: {
         const std::string x = reg(in.a, lane);
         out << define(pc, lane, T) << float_fn(in.op, in.type == DType::Float32) << "(" << x << ");\n";
+        return out.str();
+      }
+      case OpCode::Atan2: {
+        const std::string u = reg(in.a, lane), v = reg(in.b, lane);
+        out << define(pc, lane, T) << float_fn(in.op, in.type == DType::Float32) << "(" << u << ", " << v << ");\n";
         return out.str();
       }
       case OpCode::Add:
@@ -283,7 +312,11 @@ class Emitter {
       case OpCode::Max:
       case OpCode::Min:
       case OpCode::And:
-      case OpCode::Or: {
+      case OpCode::Or:
+      case OpCode::Mod:
+      case OpCode::BitAnd:
+      case OpCode::BitOr:
+      case OpCode::BitXor: {
         const std::string u = "static_cast<" + std::string(T) + ">(" + reg(in.a, lane) + ")";
         const std::string v = "static_cast<" + std::string(T) + ">(" + reg(in.b, lane) + ")";
         std::string e;
@@ -296,7 +329,11 @@ class Emitter {
           case OpCode::Max: e = "el::maximum(" + u + ", " + v + ")"; break;
           case OpCode::Min: e = "el::minimum(" + u + ", " + v + ")"; break;
           case OpCode::And: e = "(" + u + " && " + v + ")"; break;
-          default: e = "(" + u + " || " + v + ")"; break;
+          case OpCode::Or: e = "(" + u + " || " + v + ")"; break;
+          case OpCode::Mod: e = "el::remainder(" + u + ", " + v + ")"; break;
+          case OpCode::BitAnd: e = "(" + u + " & " + v + ")"; break;
+          case OpCode::BitOr: e = "(" + u + " | " + v + ")"; break;
+          default: e = "(" + u + " ^ " + v + ")"; break;
         }
         out << define(pc, lane, T) << "static_cast<" << T << ">(" << e << ");\n";
         return out.str();

@@ -1,0 +1,196 @@
+#include "fuzz/program.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "fuzz/rng.hpp"
+
+namespace fuzz {
+
+Expr leaf(int slot, std::vector<Sl> sl) {
+  Expr e;
+  e.op = Op::Leaf;
+  e.slot = slot;
+  e.sl = std::move(sl);
+  return e;
+}
+Expr int_lit(std::int64_t v) {
+  Expr e;
+  e.op = Op::IntLit;
+  e.ival = v;
+  return e;
+}
+Expr float_lit(double v) {
+  Expr e;
+  e.op = Op::FloatLit;
+  e.fval = v;
+  return e;
+}
+Expr node(Op op, std::vector<Expr> kids) {
+  Expr e;
+  e.op = op;
+  e.kids = std::move(kids);
+  return e;
+}
+Expr astype(Expr k, DT to) {
+  Expr e = node(Op::Astype, {std::move(k)});
+  e.to = to;
+  return e;
+}
+
+std::vector<EV> host_values(DT t, std::int64_t n, std::uint64_t seed) {
+  Rng r(seed);
+  std::vector<EV> out(static_cast<std::size_t>(n));
+  const bool dyadic = r.chance(0.6);
+  for (auto& v : out) {
+    if (t == DT::B) {
+      v.i = r.below(2);
+    } else if (!is_f(t)) {
+      v.i = r.below(10) - 4;
+    } else {
+      double x = dyadic ? static_cast<double>(r.below(41) - 20) / 8.0 : r.real() * 4.0 - 2.0;
+      v.f = t == DT::F32 ? static_cast<double>(static_cast<float>(x)) : x;
+    }
+  }
+  return out;
+}
+
+std::string fmt_double(double v) {
+  if (std::isnan(v)) return "NAN";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  // shortest representation that reads back
+  for (int p = 1; p <= 17; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*g", p, v);
+    if (std::strtod(buf, nullptr) == v) {
+      s = buf;
+      break;
+    }
+  }
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+namespace {
+
+std::string show_slices(const std::vector<Sl>& sl) {
+  std::string s;
+  for (std::size_t d = 0; d < sl.size(); ++d) {
+    if (d) s += ", ";
+    if (sl[d].whole)
+      s += "ts::all";
+    else if (sl[d].to_end)
+      s += "ts::slice(" + std::to_string(sl[d].start) + ", ts::end)";
+    else
+      s += "ts::slice(" + std::to_string(sl[d].start) + ", " + std::to_string(sl[d].stop) + ")";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string show(const Expr& e) {
+  auto k = [&](int i) { return show(e.kids[static_cast<std::size_t>(i)]); };
+  switch (e.op) {
+    case Op::Leaf: return "v" + std::to_string(e.slot) + (e.sl.empty() ? "" : "(" + show_slices(e.sl) + ")");
+    case Op::IntLit: return std::to_string(e.ival);
+    case Op::FloatLit: return fmt_double(e.fval);
+    case Op::Add: return "(" + k(0) + " + " + k(1) + ")";
+    case Op::Sub: return "(" + k(0) + " - " + k(1) + ")";
+    case Op::Mul: return "(" + k(0) + " * " + k(1) + ")";
+    case Op::Div: return "(" + k(0) + " / " + k(1) + ")";
+    case Op::Pow: return "ts::pow(" + k(0) + ", " + k(1) + ")";
+    case Op::Max: return "ts::maximum(" + k(0) + ", " + k(1) + ")";
+    case Op::Min: return "ts::minimum(" + k(0) + ", " + k(1) + ")";
+    case Op::Mod: return "(" + k(0) + " % " + k(1) + ")";
+    case Op::BitAnd: return "(" + k(0) + " & " + k(1) + ")";
+    case Op::BitOr: return "(" + k(0) + " | " + k(1) + ")";
+    case Op::BitXor: return "(" + k(0) + " ^ " + k(1) + ")";
+    case Op::Atan2: return "ts::arctan2(" + k(0) + ", " + k(1) + ")";
+    case Op::Eq: return "(" + k(0) + " == " + k(1) + ")";
+    case Op::Ne: return "(" + k(0) + " != " + k(1) + ")";
+    case Op::Lt: return "(" + k(0) + " < " + k(1) + ")";
+    case Op::Le: return "(" + k(0) + " <= " + k(1) + ")";
+    case Op::Gt: return "(" + k(0) + " > " + k(1) + ")";
+    case Op::Ge: return "(" + k(0) + " >= " + k(1) + ")";
+    case Op::Neg: return "(-" + k(0) + ")";
+    case Op::Abs: return "ts::abs(" + k(0) + ")";
+    case Op::Sqrt: return "ts::sqrt(" + k(0) + ")";
+    case Op::Exp: return "ts::exp(" + k(0) + ")";
+    case Op::Log: return "ts::log(" + k(0) + ")";
+    case Op::Sin: return "ts::sin(" + k(0) + ")";
+    case Op::Cos: return "ts::cos(" + k(0) + ")";
+    case Op::Tanh: return "ts::tanh(" + k(0) + ")";
+    case Op::Erf: return "ts::erf(" + k(0) + ")";
+    case Op::Floor: return "ts::floor(" + k(0) + ")";
+    case Op::Ceil: return "ts::ceil(" + k(0) + ")";
+    case Op::Tan: return "ts::tan(" + k(0) + ")";
+    case Op::Sign: return "ts::sign(" + k(0) + ")";
+    case Op::Square: return "ts::square(" + k(0) + ")";
+    case Op::Invert: return "(~" + k(0) + ")";
+    case Op::IsNan: return "ts::isnan(" + k(0) + ")";
+    case Op::IsFinite: return "ts::isfinite(" + k(0) + ")";
+    case Op::Clip: return "ts::clip(" + k(0) + ", " + k(1) + ", " + k(2) + ")";
+    case Op::Where: return "ts::where(" + k(0) + ", " + k(1) + ", " + k(2) + ")";
+    case Op::Astype: return k(0) + ".astype<" + cpp_name(e.to) + ">()";
+    case Op::Copy: return "ts::copy(" + k(0) + ")";
+    case Op::Sum: return "ts::sum(" + k(0) + ")";
+    case Op::Prod: return "ts::prod(" + k(0) + ")";
+    case Op::RMin: return "ts::min(" + k(0) + ")";
+    case Op::RMax: return "ts::max(" + k(0) + ")";
+    case Op::Mean: return "ts::mean(" + k(0) + ")";
+    case Op::Vdot: return "ts::vdot(" + k(0) + ", " + k(1) + ")";
+    case Op::Norm: return "ts::norm(" + k(0) + ")";
+  }
+  return "?";
+}
+
+std::string show_shape(const Shape& s) {
+  std::string out = "{";
+  for (std::size_t d = 0; d < s.size(); ++d) out += (d ? ", " : "") + std::to_string(s[d]);
+  return out + "}";
+}
+
+std::string show(const Step& s) {
+  const std::string v = "v" + std::to_string(s.dst);
+  const std::string T = cpp_name(s.t);
+  switch (s.kind) {
+    case SK::Create:
+      switch (s.how) {
+        case How::Zeros: return v + " = ts::zeros<" + T + ">(" + show_shape(s.shape) + ");";
+        case How::Ones: return v + " = ts::ones<" + T + ">(" + show_shape(s.shape) + ");";
+        case How::Full: return v + " = ts::full<" + T + ">(" + show_shape(s.shape) + ", " + show(s.fill) + ");";
+        case How::Arange: return v + " = ts::arange<" + T + ">(" + std::to_string(s.shape[0]) + ");";
+        case How::Linspace:
+          return v + " = ts::linspace<" + T + ">(" + fmt_double(s.lo) + ", " + fmt_double(s.hi) + ", " +
+                 std::to_string(s.shape[0]) + ");";
+        case How::FromHost: {
+          std::int64_t n = 1;
+          for (auto x : s.shape) n *= x;
+          std::string vals;
+          const auto hv = host_values(s.t, n, s.vseed);
+          for (std::size_t i = 0; i < hv.size(); ++i)
+            vals += (i ? ", " : "") + (is_f(s.t) ? fmt_double(hv[i].f) : std::to_string(hv[i].i));
+          return v + " = ts::from_host<" + T + ">(" + show_shape(s.shape) + ", {" + vals + "});";
+        }
+        case How::EmptyAssign:
+          return v + " = ts::empty<" + T + ">(" + show_shape(s.shape) + "); " + v + ".assign(" + show(s.rhs) + ");";
+      }
+      return "?";
+    case SK::Bind: return v + " = " + show(s.rhs) + ";";
+    case SK::View: return v + " = " + show(s.target) + ";  // view";
+    case SK::Assign: return show(s.target) + ".assign(" + show(s.rhs) + ");";
+    case SK::Compound: return show(s.target) + " " + s.cop + "= " + show(s.rhs) + ";";
+    case SK::Drop: return v + " = {};  // drop the handle";
+    case SK::Check: return std::string("check(") + v + (s.use_item ? ".item()" : ".to_host()") + ");";
+    case SK::Swap: return "std::swap(" + v + ", v" + std::to_string(s.src) + ");";
+    case SK::Move:
+      return v + " = std::move(v" + std::to_string(s.src) + ");  // v" + std::to_string(s.src) + " is dropped";
+    case SK::Flush: return "rt.flush();";
+  }
+  return "?";
+}
+
+}  // namespace fuzz

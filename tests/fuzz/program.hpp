@@ -1,0 +1,159 @@
+#pragma once
+// A fuzz program: a sequence of steps over a pool of kSlots named handles v0..v7 (creation,
+// expression trees bound to a handle, views, assign and compound assignment into views, drops,
+// swaps, moves, flushes and checks), and its printing as C++-like pseudo-code.
+//
+//   [3] v1 = v0(ts::all, ts::slice(0, -1));  // view
+//   [4] v4 = ts::tanh(v4);
+//   [9] v1 -= ts::minimum((v1(ts::slice(0, 3), ts::all) - v1(ts::all, ts::slice(0, 2))), -2);
+//   [21] check(v2.to_host());
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fuzz/dtypes.hpp"
+
+namespace fuzz {
+
+using Shape = std::vector<std::int64_t>;
+
+constexpr int kSlots = 8;
+
+enum class Op {
+  Leaf,
+  IntLit,
+  FloatLit,  // operands
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Max,
+  Min,
+  Mod,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Atan2,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,  // binary
+  Neg,
+  Abs,
+  Sqrt,
+  Exp,
+  Log,
+  Sin,
+  Cos,
+  Tanh,
+  Erf,
+  Floor,
+  Ceil,
+  Tan,
+  Sign,
+  Square,
+  Invert,
+  IsNan,
+  IsFinite,  // unary
+  Where,
+  Clip,  // ternary
+  Astype,
+  Copy,  //
+  Sum,
+  Prod,
+  RMin,
+  RMax,
+  Mean,
+  Vdot,
+  Norm  // reductions -> 0-d
+};
+inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::Ge; }
+inline bool is_compare(Op op) { return op >= Op::Eq && op <= Op::Ge; }
+inline bool is_unary(Op op) { return op >= Op::Neg && op <= Op::IsFinite; }
+inline bool is_bitwise(Op op) { return op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor || op == Op::Invert; }
+inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::Norm; }
+
+// One dimension of a view: ts::all, ts::slice(start, ts::end) or ts::slice(start, stop).
+struct Sl {
+  bool whole = true;
+  std::int64_t start = 0, stop = 0;
+  bool to_end = false;
+};
+
+struct Expr {
+  Op op = Op::Leaf;
+  int slot = -1;          // Leaf
+  std::vector<Sl> sl;     // Leaf: slices (fewer than ndim: the rest whole)
+  std::int64_t ival = 0;  // IntLit
+  double fval = 0;        // FloatLit
+  DT to = DT::F64;        // Astype
+  std::vector<Expr> kids;
+};
+
+enum class SK { Create, Bind, View, Assign, Compound, Drop, Check, Swap, Move, Flush };
+enum class How { Zeros, Ones, Full, Arange, Linspace, FromHost, EmptyAssign };
+
+struct Step {
+  SK kind = SK::Check;
+  int dst = -1;  // Create, Bind, View, Drop, Check, Swap, Move: the slot
+  int src = -1;  // Swap, Move: the other slot
+  // Create
+  How how = How::Zeros;
+  DT t = DT::F64;
+  Shape shape;
+  std::uint64_t vseed = 0;  // FromHost values
+  double lo = 0, hi = 0;    // Linspace
+  Expr fill;                // Full: the literal
+  // View: target is the viewed leaf; Assign / Compound: target is the written view.
+  Expr target;
+  Expr rhs;               // Bind, Assign, Compound, Create(EmptyAssign)
+  char cop = '+';         // Compound: + - * / % & | ^
+  bool use_item = false;  // Check
+};
+
+// The operation of a compound assignment (Step::cop).
+inline Op compound_op(char cop) {
+  switch (cop) {
+    case '+': return Op::Add;
+    case '-': return Op::Sub;
+    case '*': return Op::Mul;
+    case '/': return Op::Div;
+    case '%': return Op::Mod;
+    case '&': return Op::BitAnd;
+    case '|': return Op::BitOr;
+    default: return Op::BitXor;
+  }
+}
+
+struct Program {
+  std::uint64_t seed = 0;
+  int window = 64;
+  std::vector<Step> steps;
+};
+
+Expr leaf(int slot, std::vector<Sl> sl = {});
+Expr int_lit(std::int64_t v);
+Expr float_lit(double v);
+Expr node(Op op, std::vector<Expr> kids);
+Expr astype(Expr k, DT to);
+
+// Values of from_host arrays: small integers, dyadic floats (exact arithmetic) and random floats.
+struct EV {
+  double f = 0;        // float types
+  std::int64_t i = 0;  // bool and integer types
+  double e = 0;        // error bound (floats)
+};
+
+std::vector<EV> host_values(DT t, std::int64_t n, std::uint64_t seed);
+
+// Printing programs as pseudo-code.
+std::string fmt_double(double v);
+std::string show(const Expr& e);
+std::string show_shape(const Shape& s);
+std::string show(const Step& s);
+
+}  // namespace fuzz
