@@ -23,10 +23,11 @@ using bench::Options;
 using bench::Result;
 
 const char* const kUsage =
-    "usage: tessera-bench overhead|chain|stencil|halo|black_scholes|cg [--system tessera|expert] [--n N]\n"
-    "                     [--rows R] [--iters K] [--warmup W] [--fusion on|off] [--backend auto|interp|jit]\n"
-    "                     [--json]\n"
-    "  --n       1-D workloads: elements; 2-D workloads (stencil, halo, cg): columns of the grid\n"
+    "usage: tessera-bench overhead|chain|stencil|halo|black_scholes|cg|axis_sum|center|kmeans_assign|stencil27|\n"
+    "                     shallow_water [--system tessera|expert] [--n N] [--rows R] [--iters K] [--warmup W]\n"
+    "                     [--fusion on|off] [--backend auto|interp|jit] [--json]\n"
+    "  --n       1-D workloads: elements (kmeans_assign: points); 2-D workloads (stencil, halo, cg, axis_sum,\n"
+    "            center): columns of the grid; stencil27, shallow_water: interior points per side\n"
     "  --rows    2-D workloads: rows of the grid (default: n); weak scaling over P ranks: --rows P*n\n"
     "  --system  expert: the hand-written Kokkos baseline (black_scholes, stencil, cg)\n"
     "  --fusion, --backend: tessera's Config::fusion and Config::backend (TESSERA_* variables win)\n";
@@ -81,8 +82,11 @@ Options parse(int argc, char** argv) {
     else
       usage("unknown option " + a);
   }
-  const bool grid = o.workload == "stencil" || o.workload == "halo" || o.workload == "cg";
-  if (o.n == 0) o.n = o.workload == "overhead" ? 16 : grid ? 256 : 1 << 20;
+  const bool grid = o.workload == "stencil" || o.workload == "halo" || o.workload == "cg" || o.workload == "axis_sum" ||
+                    o.workload == "center";
+  const bool cube = o.workload == "stencil27" || o.workload == "shallow_water";
+  if (o.n == 0)
+    o.n = o.workload == "overhead" ? 16 : grid ? 256 : o.workload == "stencil27" ? 64 : cube ? 256 : 1 << 20;
   if (!grid) o.rows = 1;  // --rows has no meaning for 1-D workloads
   if (o.rows == 0) o.rows = o.n;
   if (o.iters == 0) o.iters = o.workload == "overhead" ? 2000 : o.workload == "cg" ? 50 : 20;
@@ -95,9 +99,17 @@ using Workload = Result (*)(ts::Runtime&, const Options&);
 
 Workload find(const Options& o) {
   namespace tsys = bench::tessera_system;
-  static const std::map<std::string, Workload> tessera = {
-      {"overhead", tsys::overhead},           {"chain", tsys::chain}, {"stencil", tsys::stencil}, {"halo", tsys::halo},
-      {"black_scholes", tsys::black_scholes}, {"cg", tsys::cg}};
+  static const std::map<std::string, Workload> tessera = {{"overhead", tsys::overhead},
+                                                          {"chain", tsys::chain},
+                                                          {"stencil", tsys::stencil},
+                                                          {"halo", tsys::halo},
+                                                          {"black_scholes", tsys::black_scholes},
+                                                          {"cg", tsys::cg},
+                                                          {"axis_sum", tsys::axis_sum},
+                                                          {"center", tsys::center},
+                                                          {"kmeans_assign", tsys::kmeans_assign},
+                                                          {"stencil27", tsys::stencil27},
+                                                          {"shallow_water", tsys::shallow_water}};
   static const std::map<std::string, Workload> expert = {
       {"black_scholes", bench::expert::black_scholes}, {"stencil", bench::expert::stencil}, {"cg", bench::expert::cg}};
   const auto& table = o.system == "expert" ? expert : tessera;

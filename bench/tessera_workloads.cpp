@@ -9,6 +9,7 @@
 #include <tessera/comm/exchange.hpp>
 #include <tessera/core/runtime_state.hpp>
 
+#include "measure.hpp"
 #include "systems.hpp"
 #include "workloads.hpp"
 
@@ -17,23 +18,6 @@ namespace ts = tessera;
 namespace bench::tessera_system {
 
 namespace {
-
-// Times the loop and fills the per-iteration counters from this rank's statistics.
-template <class Body>
-void measure(ts::Runtime& rt, const Options& o, Result& r, Body&& body) {
-  auto sync = [&] { rt.flush(); };
-  warm_up(o, body, sync);
-  const ts::Stats before = rt.stats();
-  time_rounds(o, r, body, sync);
-  const ts::Stats after = rt.stats();
-  set_counters(r, o, static_cast<double>(after.kernels - before.kernels),
-               static_cast<double>(after.stores_allocated - before.stores_allocated),
-               static_cast<double>(after.bytes_accessed - before.bytes_accessed),
-               static_cast<double>(after.halo_bytes - before.halo_bytes));
-  const double hits = static_cast<double>(after.plan_cache_hits - before.plan_cache_hits);
-  const double lookups = hits + static_cast<double>(after.plan_cache_misses - before.plan_cache_misses);
-  r.plan_cache_hit_rate = lookups > 0 ? hits / lookups : 0.0;
-}
 
 ts::Array<double> inner(const ts::Array<double>& a) { return a(ts::slice(1, -1), ts::slice(1, -1)); }
 

@@ -376,3 +376,39 @@ TEST(KernelCache, ProgramsWithMoreConstantsThanTheParameterBlockCompile) {
   tessera::Stats stats;
   EXPECT_FALSE(cache.cubin(kernel, stats).empty());
 }
+
+// Reductions along a dimension (a warp per row along the last one, threads per column with the
+// reduced dimension in chunks along an outer one) and the arg kinds (value and index folded
+// together), each with the elements per thread a launch may use: the programs run here are
+// observed like the fuzz corpus's and compiled at the end; the sources also keep their shape.
+TEST_F(TesseraTest, AxisReductionsAndArgKindsCompile) {
+  auto a = ts::random<double>({9, 7, 5}, 1);
+  auto m = ts::random<float>({6, 11}, 2);
+  for (int axis = 0; axis < 3; ++axis) {
+    (void)ts::sum(a * 2.0, axis).to_host();
+    (void)ts::argmin(a, axis).to_host();
+    (void)ts::max(a, axis, true).to_host();
+  }
+  (void)(m - ts::mean(m, 0, true)).to_host();
+  (void)ts::count_nonzero(m > 0.5f, 1).to_host();
+  EXPECT_GE(ts::argmax(a).item(), 0);
+  td::Program along_rows;
+  along_rows.code = {{td::OpCode::Load, tessera::DType::Float64, tessera::DType::Bool, 0, 0, 0, 0},
+                     {td::OpCode::Coord, tessera::DType::Int64, tessera::DType::Int64, 1, 2, 0, 0},
+                     {td::OpCode::ReduceArg, tessera::DType::Float64, tessera::DType::Float64, 0, 0, 1, 0}};
+  along_rows.registers = 2;
+  along_rows.reduce_kinds = {td::ReduceKind::ArgMin};
+  along_rows.reduce_float = {true};
+  along_rows.reduce_dim = 2;
+  const td::GeneratedKernel rows = td::generate_cuda(along_rows, 1, {}, 2);
+  EXPECT_NE(rows.source.find("__shfl_down_sync"), std::string::npos);
+  EXPECT_TRUE(rows.finish_name.empty());
+  along_rows.reduce_dim = 0;
+  const td::GeneratedKernel columns = td::generate_cuda(along_rows, 1, {}, 2);
+  EXPECT_NE(columns.source.find("p.chunks"), std::string::npos);
+  EXPECT_FALSE(columns.finish_name.empty());
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  EXPECT_FALSE(cache.cubin(rows, stats).empty());
+  EXPECT_FALSE(cache.cubin(columns, stats).empty());
+}

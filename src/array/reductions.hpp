@@ -69,7 +69,9 @@ template <class A, class B>
 Array<cpp_type_t<promote(dtype_v<A>, dtype_v<B>)>> inner_product(const char* what, const Array<A>& a,
                                                                  const Array<B>& b) {
   constexpr DType t = promote(dtype_v<A>, dtype_v<B>);
-  return Array<cpp_type_t<t>>(reduce(ReduceSpec{what, ReduceKind::Sum, t, t}, a.impl(), &b.impl()));
+  return Array<cpp_type_t<t>>(
+      reduce(ReduceSpec{what, ReduceKind::Sum, t, t, Finalize::None, ReduceMap::Identity, std::nullopt, false},
+             a.impl(), &b.impl()));
 }
 }  // namespace detail
 
@@ -89,9 +91,10 @@ Array<cpp_type_t<promote(dtype_v<A>, dtype_v<B>)>> dot(const Array<A>& a, const 
 template <class T>
 Array<cpp_type_t<mean_result(dtype_v<T>)>> norm(const Array<T>& a) {
   constexpr DType r = mean_result(dtype_v<T>);
-  return Array<cpp_type_t<r>>(detail::reduce(
-      detail::ReduceSpec{"norm", detail::ReduceKind::Sum, r, r, detail::Finalize::Sqrt, detail::ReduceMap::Square},
-      a.impl()));
+  return Array<cpp_type_t<r>>(
+      detail::reduce(detail::ReduceSpec{"norm", detail::ReduceKind::Sum, r, r, detail::Finalize::Sqrt,
+                                        detail::ReduceMap::Square, std::nullopt, false},
+                     a.impl()));
 }
 
 }  // namespace tessera

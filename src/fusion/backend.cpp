@@ -51,7 +51,7 @@ void launch_kernel(const std::string& label, const Program& program, const std::
     if (it == image.jit.end())
       it = image.jit.insert(image.jit.end(), {shape, jit_kernel(*jit, program, static_cast<int>(args.size()), shape)});
     if (it->second) {
-      jit_launch(*jit, *it->second, program, args, domain, target.partials, label);
+      jit_launch(*jit, *it->second, program, args, domain, target, label);
       return;
     }
   }

@@ -52,6 +52,8 @@ struct KernelParams {
   void* block_partials;
   void* partials;
   long nblocks;
+  long count;
+  long chunks;
   Accessor args[KMAX_ARGS];
 };
 namespace el = tessera::detail::element;
@@ -96,22 +98,54 @@ const char* combine_fn(ReduceKind k) {
   }
 }
 
+// The identity of a reduction (the arg kinds start from the worst value, as fusion/reduce_ops.hpp).
 std::string identity(ReduceKind k, bool is_float) {
+  const bool low = k == ReduceKind::Min || k == ReduceKind::ArgMin;  // starts at +infinity
   if (is_float) {
-    switch (k) {
-      case ReduceKind::Sum: return "0.0";
-      case ReduceKind::Prod: return "1.0";
-      case ReduceKind::Min: return "__longlong_as_double(0x7ff0000000000000LL)";
-      default: return "__longlong_as_double(static_cast<long long>(0xfff0000000000000ULL))";
-    }
+    if (k == ReduceKind::Sum) return "0.0";
+    if (k == ReduceKind::Prod) return "1.0";
+    return low ? "__longlong_as_double(0x7ff0000000000000LL)"
+               : "__longlong_as_double(static_cast<long long>(0xfff0000000000000ULL))";
   }
-  switch (k) {
-    case ReduceKind::Sum: return "0L";
-    case ReduceKind::Prod: return "1L";
-    case ReduceKind::Min: return "0x7fffffffffffffffL";
-    default: return "(-0x7fffffffffffffffL - 1L)";
-  }
+  if (k == ReduceKind::Sum) return "0L";
+  if (k == ReduceKind::Prod) return "1L";
+  return low ? "0x7fffffffffffffffL" : "(-0x7fffffffffffffffL - 1L)";
 }
+
+// Reduction slot k's accumulator is acc<k><suffix> (double or long) with idx<k><suffix>, the
+// index that goes with it (used by the arg kinds only).
+std::string accumulators(const Program& p, const std::string& suffix) {
+  std::ostringstream s;
+  for (std::size_t k = 0; k < p.reduce_kinds.size(); ++k)
+    s << (p.reduce_float[k] ? "double" : "long") << " acc" << k << suffix << " = "
+      << identity(p.reduce_kinds[k], p.reduce_float[k]) << "; long idx" << k << suffix << " = 0x7fffffffffffffffL; ";
+  return s.str();
+}
+
+// Code that folds (value, index) into the accumulator (acc, idx) of slot k.
+std::string fold(const Program& p, int k, const std::string& acc, const std::string& idx, const std::string& value,
+                 const std::string& index) {
+  const ReduceKind kind = p.reduce_kinds[k];
+  if (!is_arg(kind)) return acc + " = " + combine_fn(kind) + "(" + acc + ", " + value + ");";
+  return std::string("if (el::arg_better(") + (kind == ReduceKind::ArgMax ? "true" : "false") + ", " + value + ", " +
+         index + ", " + acc + ", " + idx + ")) { " + acc + " = " + value + "; " + idx + " = " + index + "; }";
+}
+
+// Every slot's accumulator folded across the lanes of a warp (lane 0 ends with the warp's).
+std::string warp_fold(const Program& p, const std::string& suffix) {
+  std::ostringstream s;
+  for (std::size_t k = 0; k < p.reduce_kinds.size(); ++k) {
+    const int kk = static_cast<int>(k);
+    const std::string acc = "acc" + std::to_string(k) + suffix, idx = "idx" + std::to_string(k) + suffix;
+    s << "  for (int offset = 16; offset > 0; offset /= 2) { const auto v = __shfl_down_sync(0xffffffffu, " << acc
+      << ", offset); const long i = __shfl_down_sync(0xffffffffu, " << idx << ", offset); "
+      << fold(p, kk, acc, idx, "v", "i") << " }\n";
+  }
+  return s.str();
+}
+
+// The value member of a slot's accumulator type in a Value.
+const char* acc_member(const Program& p, int k) { return p.reduce_float[k] ? "f64" : "i64"; }
 
 // Element (i0, i1, column) of argument `arg`, with what the shape lets the kernel assume.
 std::string element_address(int arg, const KernelShape& shape, const std::string& column) {
@@ -166,7 +200,10 @@ struct Lane {
 // instructions other than loads in program order.
 class Emitter {
  public:
-  Emitter(const Program& p, const KernelShape& shape) : p_(p), shape_(shape) {}
+  // per_lane_accumulators: every lane folds into its own accumulators (acc<k><lane suffix>), as
+  // lanes that are different outputs of a reduction along an outer dimension.
+  Emitter(const Program& p, const KernelShape& shape, bool per_lane_accumulators = false)
+      : p_(p), shape_(shape), per_lane_(per_lane_accumulators) {}
 
   void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent) {
     const int n = static_cast<int>(p_.code.size());
@@ -361,11 +398,14 @@ class Emitter {
             << ");\n";
         return out.str();
       }
-      case OpCode::ReduceArg: raise("internal: codegen of an arg reduction (jit_supports rejects it)");
-      case OpCode::Reduce: {
-        const bool is_float = p_.reduce_float[in.dst];
-        out << "acc" << in.dst << " = " << combine_fn(p_.reduce_kinds[in.dst]) << "(acc" << in.dst << ", static_cast<"
-            << (is_float ? "double" : "long") << ">(" << reg(in.a, lane) << "));\n";
+      case OpCode::Reduce:
+      case OpCode::ReduceArg: {
+        const int k = in.dst;
+        const std::string sfx = per_lane_ ? lane.suffix : "";
+        const std::string value =
+            std::string("static_cast<") + (p_.reduce_float[k] ? "double" : "long") + ">(" + reg(in.a, lane) + ")";
+        const std::string index = in.op == OpCode::ReduceArg ? "static_cast<long>(" + reg(in.b, lane) + ")" : "0L";
+        out << fold(p_, k, "acc" + std::to_string(k) + sfx, "idx" + std::to_string(k) + sfx, value, index) << "\n";
         return out.str();
       }
     }
@@ -374,6 +414,7 @@ class Emitter {
 
   const Program& p_;
   const KernelShape& shape_;
+  bool per_lane_;
   std::vector<int> current_;  // register -> pc of its current definition
 };
 
@@ -385,13 +426,7 @@ std::uint64_t fnv1a(const std::string& s) {
 
 }  // namespace
 
-// Reductions along a dimension and the arg kinds run on the interpreter for now.
-bool jit_supports(const Program& program, int nargs) {
-  if (program.reduce_dim >= 0) return false;
-  for (ReduceKind k : program.reduce_kinds)
-    if (is_arg(k)) return false;
-  return nargs <= kMaxArgs;
-}
+bool jit_supports(const Program&, int nargs) { return nargs <= kMaxArgs; }
 
 // Why several elements: a GPU issues a thread's instructions in order, so with one element per
 // thread each thread has one element's loads in flight, and memory-bound kernels reach about half
@@ -415,12 +450,121 @@ int elements_per_thread(const Program& program) {
   return 1;
 }
 
+namespace {
+
+// Reductions along padded dimension R (Program::reduce_dim): output e (row-major over the other
+// two dimensions) of slot k goes to partials[2 k count + e] and its index to [(2 k + 1) count +
+// e]. Along the last dimension (a row's sum) a warp takes a row: its lanes stride along it (E
+// elements per lane in flight), then fold by shuffles. Along an outer dimension (a column's sum)
+// a thread takes E columns (j + e * kJitBlockX, coalesced) and loops over the reduced dimension;
+// when there are too few outputs to fill the GPU the reduced dimension is cut into p.chunks
+// ranges (blockIdx.y), each writing to block_partials[chunk], and tessera_finish folds the chunks
+// in order. Either way each output is folded in a fixed order: the same result on every run.
+GeneratedKernel generate_along(const Program& program, const KernelShape& shape, int elements) {
+  const int R = program.reduce_dim;
+  const int nreduce = static_cast<int>(program.reduce_kinds.size());
+  std::ostringstream s;
+  s << "// tessera fused kernel: " << program.describe() << "\n// " << elements << " element(s) per thread\n";
+  s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
+  s << kPrelude << element_ops_body() << kParams;
+  s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
+    << ") tessera_fused(const KernelParams p) {\n"
+       "  const long n1 = p.domain.n[1], n2 = p.domain.n[2];\n";
+  std::vector<Lane> lanes;
+  for (int e = 0; e < elements; ++e) lanes.push_back({"j_" + std::to_string(e), "_" + std::to_string(e)});
+  const auto store = [&](const std::string& base, const std::string& e, const std::string& suffix) {
+    for (int k = 0; k < nreduce; ++k)
+      s << "      " << base << "[" << 2 * k << " * p.count + " << e << "]." << acc_member(program, k) << " = acc" << k
+        << suffix << "; " << base << "[" << 2 * k + 1 << " * p.count + " << e << "].i64 = idx" << k << suffix << ";\n";
+  };
+  if (R == 2) {
+    Emitter emitter(program, shape);
+    s << "  const long rows = p.domain.n[0] * n1;\n  const int lane = threadIdx.x % 32;\n"
+      << "  for (long row = static_cast<long>(blockIdx.x) * " << kJitBlockX / 32
+      << " + threadIdx.x / 32; row < rows; row += static_cast<long>(gridDim.x) * " << kJitBlockX / 32 << ") {\n"
+      << "    const long i0 = p.domain.n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n    " << accumulators(program, "")
+      << "\n    long j = lane;\n";
+    if (elements > 1) {
+      s << "    for (; j + " << 32 * (elements - 1) << " < n2; j += " << 32 * elements << ") {\n      const long ";
+      for (int e = 0; e < elements; ++e) s << (e ? ", " : "") << lanes[e].column << " = j + " << 32 * e;
+      s << ";\n";
+      emitter.body(s, lanes, "      ");
+      s << "    }\n";
+    }
+    s << "#pragma unroll 1\n    for (; j < n2; j += 32) {\n";
+    emitter.body(s, {{"j", ""}}, "      ");
+    s << "    }\n"
+      << warp_fold(program, "") << "    if (lane == 0) {\n      Value* out = static_cast<Value*>(p.partials);\n";
+    store("out", "row", "");
+    s << "    }\n  }\n}\n";
+  } else {
+    Emitter emitter(program, shape, true);
+    const char* kept = R == 0 ? "p.domain.n[1]" : "p.domain.n[0]";
+    s << "  const long nr = p.domain.n[" << R << "], outer_n = " << kept << ";\n"
+      << "  const long j = static_cast<long>(blockIdx.x) * " << kJitBlockX * elements << " + threadIdx.x;\n"
+      << "  const long per = (nr + p.chunks - 1) / p.chunks;\n"
+      << "  for (long oc = blockIdx.y; oc < outer_n * p.chunks; oc += gridDim.y) {\n"
+      << "    const long outer = oc / p.chunks, chunk = oc - outer * p.chunks;\n"
+      << "    const long first = chunk * per, last = first + per < nr ? first + per : nr;\n";
+    for (const Lane& lane : lanes) s << "    " << accumulators(program, lane.suffix) << "\n";
+    s << "    const long ";
+    for (int e = 0; e < elements; ++e) s << (e ? ", " : "") << lanes[e].column << " = j + " << kJitBlockX * e;
+    s << ";\n";
+    const std::string i0 = R == 0 ? "r" : "outer", i1 = R == 0 ? "outer" : "r";
+    // Full blocks of E columns run the program instruction-major over them; the ragged end of
+    // the last columns runs them one at a time.
+    s << "    if (" << lanes.back().column << " < n2) {\n#pragma unroll 4\n"
+      << "      for (long r = first; r < last; ++r) {\n        const long i0 = " << i0 << ", i1 = " << i1 << ";\n";
+    emitter.body(s, lanes, "        ");
+    s << "      }\n    } else {\n";
+    for (int e = 0; e < elements; ++e) {
+      s << "      if (" << lanes[e].column << " < n2)\n#pragma unroll 4\n"
+        << "      for (long r = first; r < last; ++r) {\n        const long i0 = " << i0 << ", i1 = " << i1 << ";\n";
+      emitter.body(s, {lanes[e]}, "        ");
+      s << "      }\n";
+    }
+    s << "    }\n    Value* out = static_cast<Value*>(p.chunks == 1 ? p.partials : p.block_partials) + chunk * "
+      << 2 * nreduce << " * p.count;\n";
+    for (const Lane& lane : lanes) {
+      s << "    if (" << lane.column << " < n2) {\n";
+      store("out", "outer * n2 + " + lane.column, lane.suffix);
+      s << "    }\n";
+    }
+    s << "  }\n}\n";
+    // The chunks of each output, folded in order.
+    s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
+      << ") tessera_finish(const KernelParams p) {\n"
+      << "  const Value* in = static_cast<const Value*>(p.block_partials);\n"
+      << "  Value* out = static_cast<Value*>(p.partials);\n"
+      << "  for (long e = static_cast<long>(blockIdx.x) * " << kJitBlockX << " + threadIdx.x; e < p.count; e += "
+      << "static_cast<long>(gridDim.x) * " << kJitBlockX << ") {\n    " << accumulators(program, "") << "\n"
+      << "    for (long c = 0; c < p.chunks; ++c) {\n";
+    for (int k = 0; k < nreduce; ++k)
+      s << "      { const auto v = in[(c * " << 2 * nreduce << " + " << 2 * k << ") * p.count + e]."
+        << acc_member(program, k) << "; const long i = in[(c * " << 2 * nreduce << " + " << 2 * k + 1
+        << ") * p.count + e].i64; " << fold(program, k, "acc" + std::to_string(k), "idx" + std::to_string(k), "v", "i")
+        << " }\n";
+    s << "    }\n";
+    store("out", "e", "");
+    s << "  }\n}\n";
+  }
+  GeneratedKernel g;
+  g.elements = elements;
+  g.source = s.str();
+  g.hash = fnv1a(g.source);
+  if (R == 2) g.finish_name.clear();
+  return g;
+}
+
+}  // namespace
+
 GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelShape& shape, int elements) {
   if (!jit_supports(program, nargs))
     raise("internal: program with ", nargs, " arguments and ", program.constants.size(),
           " constants is not compilable");
   if (elements != 1 && elements != 2 && elements != 4)
     raise("internal: ", elements, " elements per thread (expected 1, 2 or 4)");
+  if (!program.reduce_kinds.empty() && program.reduce_dim >= 0) return generate_along(program, shape, elements);
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
   const int span = kJitBlockX * elements;  // columns of a block's row
   std::ostringstream s;
@@ -434,9 +578,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
        "  const long n1 = p.domain.n[1], n2 = p.domain.n[2], rows = p.domain.n[0] * p.domain.n[1];\n"
        "  const long j = static_cast<long>(blockIdx.x) * "
     << span << " + threadIdx.x;\n";
-  for (int k = 0; k < nreduce; ++k)
-    s << "  " << (program.reduce_float[k] ? "double" : "long") << " acc" << k << " = "
-      << identity(program.reduce_kinds[k], program.reduce_float[k]) << ";\n";
+  s << "  " << accumulators(program, "") << "\n";
   const auto rows = [&] {
     if (shape.flat)  // one row: the launch has one block row, and the kernel was compiled for it
       s << "    {\n      const long i0 = 0, i1 = 0;\n";
@@ -479,25 +621,23 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
     s << "      }\n    }\n  }\n";
   }
   if (nreduce > 0) {
-    // Warp shuffles, then one value per warp through shared memory, combined in warp order.
-    s << "  __shared__ Value warp_partials[" << nreduce << "][" << kJitBlockX / 32 << "];\n"
-      << "  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;\n";
-    for (int k = 0; k < nreduce; ++k) {
-      const char* m = program.reduce_float[k] ? "f64" : "i64";
-      const char* f = combine_fn(program.reduce_kinds[k]);
-      s << "  for (int offset = 16; offset > 0; offset /= 2) acc" << k << " = " << f << "(acc" << k
-        << ", __shfl_down_sync(0xffffffffu, acc" << k << ", offset));\n"
-        << "  if (lane == 0) warp_partials[" << k << "][warp]." << m << " = acc" << k << ";\n";
-    }
-    s << "  __syncthreads();\n  if (threadIdx.x == 0) {\n"
+    // Warp shuffles, then one value per warp through shared memory, combined in warp order; each
+    // block writes (value, index) per slot: block_partials[block][2 k + 0 / 1].
+    s << warp_fold(program, "") << "  __shared__ Value warp_partials[" << 2 * nreduce << "][" << kJitBlockX / 32
+      << "];\n  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;\n  if (lane == 0) {\n";
+    for (int k = 0; k < nreduce; ++k)
+      s << "    warp_partials[" << 2 * k << "][warp]." << acc_member(program, k) << " = acc" << k << "; warp_partials["
+        << 2 * k + 1 << "][warp].i64 = idx" << k << ";\n";
+    s << "  }\n  __syncthreads();\n  if (threadIdx.x == 0) {\n"
       << "    Value* out = static_cast<Value*>(p.block_partials) + (static_cast<long>(blockIdx.y) * gridDim.x + "
          "blockIdx.x) * "
-      << nreduce << ";\n";
+      << 2 * nreduce << ";\n";
     for (int k = 0; k < nreduce; ++k) {
-      const char* m = program.reduce_float[k] ? "f64" : "i64";
-      s << "    { auto r = warp_partials[" << k << "][0]." << m << "; for (int w = 1; w < " << kJitBlockX / 32
-        << "; ++w) r = " << combine_fn(program.reduce_kinds[k]) << "(r, warp_partials[" << k << "][w]." << m
-        << "); out[" << k << "]." << m << " = r; }\n";
+      const char* m = acc_member(program, k);
+      s << "    for (int w = 1; w < " << kJitBlockX / 32 << "; ++w) { const auto v = warp_partials[" << 2 * k << "][w]."
+        << m << "; const long i = warp_partials[" << 2 * k + 1 << "][w].i64; "
+        << fold(program, k, "acc" + std::to_string(k), "idx" + std::to_string(k), "v", "i") << " }\n"
+        << "    out[" << 2 * k << "]." << m << " = acc" << k << "; out[" << 2 * k + 1 << "].i64 = idx" << k << ";\n";
     }
     s << "  }\n";
   }
@@ -506,26 +646,31 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
     // One block combines the blocks' partials in a fixed order: results do not vary between runs.
     s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
       << ") tessera_finish(const KernelParams p) {\n"
-      << "  __shared__ Value partial[" << nreduce << "][" << kJitBlockX << "];\n"
-      << "  const Value* in = static_cast<const Value*>(p.block_partials);\n";
-    for (int k = 0; k < nreduce; ++k) {
-      const bool is_float = program.reduce_float[k];
-      const char* m = is_float ? "f64" : "i64";
-      const char* f = combine_fn(program.reduce_kinds[k]);
-      s << "  {\n    " << (is_float ? "double" : "long") << " r = " << identity(program.reduce_kinds[k], is_float)
-        << ";\n    for (long b = threadIdx.x; b < p.nblocks; b += " << kJitBlockX << ") r = " << f << "(r, in[b * "
-        << nreduce << " + " << k << "]." << m << ");\n    partial[" << k << "][threadIdx.x]." << m << " = r;\n  }\n";
-    }
+      << "  __shared__ Value partial[" << 2 * nreduce << "][" << kJitBlockX << "];\n"
+      << "  const Value* in = static_cast<const Value*>(p.block_partials);\n  " << accumulators(program, "") << "\n"
+      << "  for (long b = threadIdx.x; b < p.nblocks; b += " << kJitBlockX << ") {\n";
+    for (int k = 0; k < nreduce; ++k)
+      s << "    { const auto v = in[b * " << 2 * nreduce << " + " << 2 * k << "]." << acc_member(program, k)
+        << "; const long i = in[b * " << 2 * nreduce << " + " << 2 * k + 1 << "].i64; "
+        << fold(program, k, "acc" + std::to_string(k), "idx" + std::to_string(k), "v", "i") << " }\n";
+    s << "  }\n";
+    for (int k = 0; k < nreduce; ++k)
+      s << "  partial[" << 2 * k << "][threadIdx.x]." << acc_member(program, k) << " = acc" << k << "; partial["
+        << 2 * k + 1 << "][threadIdx.x].i64 = idx" << k << ";\n";
     s << "  for (int width = " << kJitBlockX / 2 << "; width > 0; width /= 2) {\n    __syncthreads();\n"
       << "    if (threadIdx.x < width) {\n";
     for (int k = 0; k < nreduce; ++k) {
-      const char* m = program.reduce_float[k] ? "f64" : "i64";
-      s << "      partial[" << k << "][threadIdx.x]." << m << " = " << combine_fn(program.reduce_kinds[k])
-        << "(partial[" << k << "][threadIdx.x]." << m << ", partial[" << k << "][threadIdx.x + width]." << m << ");\n";
+      const char* m = acc_member(program, k);
+      s << "      { auto a = partial[" << 2 * k << "][threadIdx.x]." << m << "; long x = partial[" << 2 * k + 1
+        << "][threadIdx.x].i64; const auto v = partial[" << 2 * k << "][threadIdx.x + width]." << m
+        << "; const long i = partial[" << 2 * k + 1 << "][threadIdx.x + width].i64; "
+        << fold(program, k, "a", "x", "v", "i") << " partial[" << 2 * k << "][threadIdx.x]." << m << " = a; partial["
+        << 2 * k + 1 << "][threadIdx.x].i64 = x; }\n";
     }
     s << "    }\n  }\n  if (threadIdx.x == 0) {\n";
-    for (int k = 0; k < nreduce; ++k)
-      s << "    static_cast<Value*>(p.partials)[" << 2 * k << "] = partial[" << k << "][0];  // Accumulators\n";
+    for (int k = 0; k < nreduce; ++k)  // Accumulators: slot k's value, then its index
+      s << "    static_cast<Value*>(p.partials)[" << 2 * k << "] = partial[" << 2 * k
+        << "][0]; static_cast<Value*>(p.partials)[" << 2 * k + 1 << "] = partial[" << 2 * k + 1 << "][0];\n";
     s << "  }\n}\n";
   }
   GeneratedKernel g;

@@ -29,9 +29,12 @@ constexpr int kMaxJitConstants = 64;  // constants in the parameter block; later
 struct KernelParams {
   Domain domain;
   Value constants[kMaxJitConstants];
-  void* block_partials = nullptr;  // nblocks x nreduce 8-byte values
-  void* partials = nullptr;        // Accumulators: the finish kernel's output
+  void* block_partials = nullptr;  // full reductions: nblocks x 2 nreduce values; along: chunks' partials
+  void* partials = nullptr;        // Accumulators, or ReductionTarget::along
   std::int64_t nblocks = 0;
+  std::int64_t count = 0;   // reductions along a dimension: outputs per slot
+  std::int64_t chunks = 1;  // ... and ranges of the reduced dimension folded apart
+
   Accessor args[kMaxArgs];  // last: only the used prefix matters
 };
 

@@ -71,13 +71,15 @@ class Jit {
   }
 
   void launch(const JitKernel& k, const Program& program, const std::vector<Accessor>& args, const Domain& domain,
-              const PartialsView& partials, const std::string& label) {
+              const ReductionTarget& target, const std::string& label) {
     KernelParams p;
     p.domain = domain;
     // Constants past the parameter block are literals in the kernel (jit/codegen.cpp).
     std::copy_n(program.constants.begin(), std::min<std::size_t>(program.constants.size(), kMaxJitConstants),
                 p.constants);
     std::copy(args.begin(), args.end(), p.args);
+    if (!program.reduce_kinds.empty() && program.reduce_dim >= 0) return launch_along(k, program, p, target, label);
+    const PartialsView& partials = target.partials;
     const std::int64_t rows = domain.n[0] * domain.n[1];
     const std::int64_t span = std::int64_t(kJitBlockX) * k.elements;  // columns of one block's row
     const unsigned gx = static_cast<unsigned>(std::max<std::int64_t>(1, (domain.n[2] + span - 1) / span));
@@ -92,7 +94,7 @@ class Jit {
     Kokkos::View<char*, MemSpace> block_partials;
     if (nreduce > 0) {
       block_partials =
-          allocate(static_cast<std::size_t>(p.nblocks) * nreduce * sizeof(Value), "tessera::partials", false);
+          allocate(static_cast<std::size_t>(p.nblocks) * 2 * nreduce * sizeof(Value), "tessera::partials", false);
       p.block_partials = block_partials.data();
       p.partials = partials.data();
     }
@@ -105,6 +107,53 @@ class Jit {
       check(cuLaunchKernel(k.finish, 1, 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
     Kokkos::Tools::endParallelFor(id);
     recycle(std::move(block_partials));  // stream-ordered: the next user runs after these kernels
+  }
+
+  // Reductions along a dimension (jit/codegen.cpp, generate_along). Along the last one: a warp per
+  // output row, kRowWarps rows per block. Along an outer one: a thread per E outputs, and the
+  // reduced dimension cut into chunks until about kAlongThreads threads run (an H200 holds
+  // 132 x 2048), each chunk at least kMinChunk long; the finish kernel folds the chunks.
+  static constexpr std::int64_t kAlongThreads = std::int64_t(1) << 18;
+  static constexpr std::int64_t kMinChunk = 8;
+  void launch_along(const JitKernel& k, const Program& program, KernelParams& p, const ReductionTarget& target,
+                    const std::string& label) {
+    const int R = program.reduce_dim;
+    const std::int64_t* n = p.domain.n;
+    const int nreduce = static_cast<int>(program.reduce_kinds.size());
+    p.partials = target.along;
+    p.count = target.count;
+    p.chunks = 1;
+    unsigned gx = 1, gy = 1;
+    Kokkos::View<char*, MemSpace> chunk_partials;
+    if (R == 2) {
+      constexpr std::int64_t rows_per_block = kJitBlockX / 32;
+      gx = static_cast<unsigned>(
+          std::clamp<std::int64_t>((n[0] * n[1] + rows_per_block - 1) / rows_per_block, 1, std::int64_t(1) << 20));
+    } else {
+      const std::int64_t span = std::int64_t(kJitBlockX) * k.elements, outer = n[1 - R], reduced = n[R];
+      gx = static_cast<unsigned>(std::max<std::int64_t>(1, (n[2] + span - 1) / span));
+      const std::int64_t threads = std::max<std::int64_t>(1, gx * std::int64_t(kJitBlockX) * outer);
+      p.chunks = std::clamp<std::int64_t>(kAlongThreads / threads, 1, std::max<std::int64_t>(1, reduced / kMinChunk));
+      gy = static_cast<unsigned>(std::clamp<std::int64_t>(outer * p.chunks, 1, 65535));
+      if (p.chunks > 1) {
+        chunk_partials = allocate(static_cast<std::size_t>(p.chunks * 2 * nreduce * p.count) * sizeof(Value),
+                                  "tessera::partials", false);
+        p.block_partials = chunk_partials.data();
+      }
+    }
+    if (p.count == 0) return;  // no outputs on this rank
+    const CUstream stream = reinterpret_cast<CUstream>(ExecSpace().cuda_stream());
+    void* params[] = {&p};
+    std::uint64_t id = 0;
+    Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(ExecSpace()), &id);
+    check(cuLaunchKernel(k.main, gx, gy, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
+    if (p.chunks > 1) {
+      const unsigned fx = static_cast<unsigned>(
+          std::clamp<std::int64_t>((p.count + kJitBlockX - 1) / kJitBlockX, 1, std::int64_t(1) << 20));
+      check(cuLaunchKernel(k.finish, fx, 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
+    }
+    Kokkos::Tools::endParallelFor(id);
+    recycle(std::move(chunk_partials));
   }
 
   double compile_seconds() const { return cache_.compile_seconds(); }
@@ -152,8 +201,8 @@ const JitKernel* jit_kernel(Jit& jit, const Program& program, int nargs, const K
 }
 
 void jit_launch(Jit& jit, const JitKernel& kernel, const Program& program, const std::vector<Accessor>& args,
-                const Domain& domain, const PartialsView& partials, const std::string& label) {
-  jit.launch(kernel, program, args, domain, partials, label);
+                const Domain& domain, const ReductionTarget& target, const std::string& label) {
+  jit.launch(kernel, program, args, domain, target, label);
 }
 
 double jit_compile_seconds(const Jit& jit) { return jit.compile_seconds(); }

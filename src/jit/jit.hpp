@@ -23,7 +23,7 @@ std::shared_ptr<Jit> make_jit(const Config& config, int rank);
 // The compiled kernel of `program`, or nullptr (it cannot be compiled: logged once).
 const JitKernel* jit_kernel(Jit& jit, const Program& program, int nargs, const KernelShape& shape);
 void jit_launch(Jit& jit, const JitKernel& kernel, const Program& program, const std::vector<Accessor>& args,
-                const Domain& domain, const PartialsView& partials, const std::string& label);
+                const Domain& domain, const ReductionTarget& target, const std::string& label);
 // NVRTC seconds spent so far.
 double jit_compile_seconds(const Jit& jit);
 

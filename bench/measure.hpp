@@ -1,0 +1,27 @@
+#pragma once
+// Timing a tessera loop: warm-up, timed rounds (bench.hpp), and the per-iteration counters from
+// this rank's statistics.
+
+#include <tessera/tessera.hpp>
+
+#include "bench.hpp"
+
+namespace bench::tessera_system {
+
+template <class Body>
+void measure(tessera::Runtime& rt, const Options& o, Result& r, Body&& body) {
+  auto sync = [&] { rt.flush(); };
+  warm_up(o, body, sync);
+  const tessera::Stats before = rt.stats();
+  time_rounds(o, r, body, sync);
+  const tessera::Stats after = rt.stats();
+  set_counters(r, o, static_cast<double>(after.kernels - before.kernels),
+               static_cast<double>(after.stores_allocated - before.stores_allocated),
+               static_cast<double>(after.bytes_accessed - before.bytes_accessed),
+               static_cast<double>(after.halo_bytes - before.halo_bytes));
+  const double hits = static_cast<double>(after.plan_cache_hits - before.plan_cache_hits);
+  const double lookups = hits + static_cast<double>(after.plan_cache_misses - before.plan_cache_misses);
+  r.plan_cache_hit_rate = lookups > 0 ? hits / lookups : 0.0;
+}
+
+}  // namespace bench::tessera_system
