@@ -16,7 +16,6 @@ namespace ts = tessera;
 namespace bench::tessera_system {
 namespace {
 
-using ts::all;
 using ts::end;
 using ts::slice;
 
@@ -75,18 +74,18 @@ struct Water {
 void shallow_water_step(ts::Array<double>& H, ts::Array<double>& U, ts::Array<double>& V, std::int64_t n,
                         const Water& w) {
   const auto in = slice(1, -1), hi = slice(1, end), lo = slice(0, -1);
-  H(all, 0).assign(H(all, 1));
-  U(all, 0).assign(U(all, 1));
-  V(all, 0).assign(-V(all, 1));
-  H(all, n + 1).assign(H(all, n));
-  U(all, n + 1).assign(U(all, n));
-  V(all, n + 1).assign(-V(all, n));
-  H(0, all).assign(H(1, all));
-  U(0, all).assign(-U(1, all));
-  V(0, all).assign(V(1, all));
-  H(n + 1, all).assign(H(n, all));
-  U(n + 1, all).assign(-U(n, all));
-  V(n + 1, all).assign(V(n, all));
+  H(ts::all, 0).assign(H(ts::all, 1));
+  U(ts::all, 0).assign(U(ts::all, 1));
+  V(ts::all, 0).assign(-V(ts::all, 1));
+  H(ts::all, n + 1).assign(H(ts::all, n));
+  U(ts::all, n + 1).assign(U(ts::all, n));
+  V(ts::all, n + 1).assign(-V(ts::all, n));
+  H(0, ts::all).assign(H(1, ts::all));
+  U(0, ts::all).assign(-U(1, ts::all));
+  V(0, ts::all).assign(V(1, ts::all));
+  H(n + 1, ts::all).assign(H(n, ts::all));
+  U(n + 1, ts::all).assign(-U(n, ts::all));
+  V(n + 1, ts::all).assign(V(n, ts::all));
   const double g2 = w.g / 2, cx = w.dt / (2 * w.dx), cy = w.dt / (2 * w.dy);
   auto Hs = H(hi, in), Hn = H(lo, in), Us = U(hi, in), Un = U(lo, in), Vs = V(hi, in), Vn = V(lo, in);
   auto Hx = 0.5 * (Hs + Hn) - cx * (Us - Un);
@@ -97,13 +96,15 @@ void shallow_water_step(ts::Array<double>& H, ts::Array<double>& U, ts::Array<do
   auto Uy = 0.5 * (Ue + Uw) - cy * (Ve * Ue / He - Vw * Uw / Hw);
   auto Vy = 0.5 * (Ve + Vw) - cy * ((Ve * Ve / He + g2 * He * He) - (Vw * Vw / Hw + g2 * Hw * Hw));
   const double fx = w.dt / w.dx, fy = w.dt / w.dy;
-  H(in, in) -= fx * (Ux(hi, all) - Ux(lo, all)) + fy * (Vy(all, hi) - Vy(all, lo));
-  U(in, in) -= fx * ((Ux(hi, all) * Ux(hi, all) / Hx(hi, all) + g2 * Hx(hi, all) * Hx(hi, all)) -
-                     (Ux(lo, all) * Ux(lo, all) / Hx(lo, all) + g2 * Hx(lo, all) * Hx(lo, all))) +
-               fy * (Vy(all, hi) * Uy(all, hi) / Hy(all, hi) - Vy(all, lo) * Uy(all, lo) / Hy(all, lo));
-  V(in, in) -= fx * (Ux(hi, all) * Vx(hi, all) / Hx(hi, all) - Ux(lo, all) * Vx(lo, all) / Hx(lo, all)) +
-               fy * ((Vy(all, hi) * Vy(all, hi) / Hy(all, hi) + g2 * Hy(all, hi) * Hy(all, hi)) -
-                     (Vy(all, lo) * Vy(all, lo) / Hy(all, lo) + g2 * Hy(all, lo) * Hy(all, lo)));
+  H(in, in) -= fx * (Ux(hi, ts::all) - Ux(lo, ts::all)) + fy * (Vy(ts::all, hi) - Vy(ts::all, lo));
+  U(in, in) -=
+      fx * ((Ux(hi, ts::all) * Ux(hi, ts::all) / Hx(hi, ts::all) + g2 * Hx(hi, ts::all) * Hx(hi, ts::all)) -
+            (Ux(lo, ts::all) * Ux(lo, ts::all) / Hx(lo, ts::all) + g2 * Hx(lo, ts::all) * Hx(lo, ts::all))) +
+      fy * (Vy(ts::all, hi) * Uy(ts::all, hi) / Hy(ts::all, hi) - Vy(ts::all, lo) * Uy(ts::all, lo) / Hy(ts::all, lo));
+  V(in, in) -=
+      fx * (Ux(hi, ts::all) * Vx(hi, ts::all) / Hx(hi, ts::all) - Ux(lo, ts::all) * Vx(lo, ts::all) / Hx(lo, ts::all)) +
+      fy * ((Vy(ts::all, hi) * Vy(ts::all, hi) / Hy(ts::all, hi) + g2 * Hy(ts::all, hi) * Hy(ts::all, hi)) -
+            (Vy(ts::all, lo) * Vy(ts::all, lo) / Hy(ts::all, lo) + g2 * Hy(ts::all, lo) * Hy(ts::all, lo)));
 }
 
 // The shallow-water inputs: a depth near 1 and small velocities.
@@ -218,7 +219,7 @@ Result kmeans_assign(ts::Runtime& rt, const Options& o) {
   ts::Array<std::int64_t> nearest;
   Result r;
   measure(rt, o, r, [&] {
-    auto d = P(all, ts::newaxis, all) - C(ts::newaxis, all, all);
+    auto d = P(ts::all, ts::newaxis, ts::all) - C(ts::newaxis, ts::all, ts::all);
     nearest = ts::argmin(ts::sum(ts::square(d), 2), 1);
   });
   r.ops_per_iter = 4;

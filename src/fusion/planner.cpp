@@ -346,6 +346,13 @@ class Planner {
         if (!t.args[a].created || t.args[a].view != w_.stores[out]->whole()) return false;
       }
     if (written != 1 || last_write_[out] != i || w_.stores[out]->user_refs() > 0) return false;
+    // Readers may read the result through any view (a shifted or strided one): i is then
+    // recomputed there, its inputs read through the composed views. Values that depend on where
+    // the element is (its index, its coordinates, generated random numbers) are recomputed only
+    // for readers that read the result whole.
+    bool positional = false;
+    for (const Instr& in : t.program.code)
+      positional = positional || in.op == OpCode::Index || in.op == OpCode::Coord || in.op == OpCode::Random;
     std::vector<ViewKey> inputs;
     effective_reads(i, inputs);
     std::set<int> input_stores;
@@ -360,7 +367,7 @@ class Planner {
       std::set<int> read_by_j;
       for (std::size_t a = 0; a < ops_[j].args.size(); ++a) {
         const int s = w_.arg_store[j][a];
-        if (s == out && ops_[j].args[a].view != o.whole()) return false;  // a shifted read needs the stored halo
+        if (s == out && positional && ops_[j].args[a].view != o.whole()) return false;
         if (reads(j, static_cast<int>(a))) read_by_j.insert(s);
       }
       for (int s : input_stores) {
@@ -379,18 +386,25 @@ class Planner {
   // Does op i load argument a (as opposed to only storing it)?
   bool reads(int i, int a) const { return loads_[i][a]; }
 
-  // The stores op i reads, seen through the scalar ops it will inline.
-  void effective_reads(int i, std::vector<ViewKey>& out) const {
+  // The stores op i reads, seen through the ops it will inline; `through`: i itself is inlined
+  // into a reader that reads its result through this view (its reads are composed with it).
+  void effective_reads(int i, std::vector<ViewKey>& out, const View* through = nullptr) const {
     const Task& t = ops_[i];
     for (std::size_t a = 0; a < t.args.size(); ++a) {
       if (!reads(i, static_cast<int>(a))) continue;
       const int s = w_.arg_store[i][a];
+      const View view = seen_through(t.args[a], through);
       const int p = producer_[s];
       if (p >= 0 && p < i)
-        effective_reads(p, out);
+        effective_reads(p, out, w_.stores[s]->ndim() > 0 ? &view : nullptr);
       else
-        out.push_back({s, t.args[a].view});
+        out.push_back({s, view});
     }
+  }
+
+  // The view an argument of an op inlined through `through` reads (0-d stores are read whole).
+  static View seen_through(const Arg& arg, const View* through) {
+    return through && arg.store->ndim() > 0 ? compose(arg.view, *through) : arg.view;
   }
 
   // A store written by a group stays visible after op i (so it is a kernel argument) if a user
@@ -643,9 +657,9 @@ class Planner {
   struct Builder {
     PlannedGroup g;
     std::map<ViewKey, int> arg_index;
-    std::map<ViewKey, int> forwarded;  // value last stored to (store, view) in this group
-    std::map<int, int> inlined;        // floating op -> register holding its result
-    std::vector<int> elided;           // temporaries never allocated
+    std::map<ViewKey, int> forwarded;             // value last stored to (store, view) in this group
+    std::map<std::pair<int, View>, int> inlined;  // (floating op, view its result is read through) -> register
+    std::vector<int> elided;                      // temporaries never allocated
 
     int arg(int store, const View& view, bool written, bool renamed = false) {
       auto [it, fresh] = arg_index.emplace(ViewKey{store, view, renamed}, static_cast<int>(g.args.size()));
@@ -659,7 +673,8 @@ class Planner {
   };
 
   // Emits op i into the builder; returns the register of the value it stored (scalar ops).
-  int emit(Builder& b, int i, const Group* group) {
+  // `through`: op i is inlined into a reader that reads its result through this view.
+  int emit(Builder& b, int i, const Group* group, const View* through = nullptr) {
     const Task& t = ops_[i];
     std::vector<int> r(t.program.registers, -1);
     int stored = -1;
@@ -669,11 +684,16 @@ class Planner {
       switch (in.op) {
         case OpCode::Load: {
           const int s = w_.arg_store[i][in.a];
-          const View& view = t.args[in.a].view;
+          const View view = seen_through(t.args[in.a], through);
           const int p = producer_[s];
           if (p >= 0 && p < i && floating_[p]) {
-            auto it = b.inlined.find(p);
-            r[in.dst] = it != b.inlined.end() ? it->second : (b.inlined[p] = emit(b, p, nullptr));
+            // Inlined once per view it is read through (an elementwise op read shifted is
+            // recomputed at each shift).
+            const bool array = w_.stores[s]->ndim() > 0;
+            const std::pair<int, View> key{p, array ? view : View{}};
+            auto it = b.inlined.find(key);
+            r[in.dst] =
+                it != b.inlined.end() ? it->second : (b.inlined[key] = emit(b, p, nullptr, array ? &view : nullptr));
             continue;
           }
           auto fw = b.forwarded.find({s, view});
@@ -687,7 +707,7 @@ class Planner {
         }
         case OpCode::Store: {
           const int s = w_.arg_store[i][in.a];
-          const View& view = t.args[in.a].view;
+          const View view = seen_through(t.args[in.a], through);
           stored = r[in.b];
           b.forwarded[{s, view}] = stored;
           if (group == nullptr) continue;  // inlined scalar op: a register only
@@ -748,8 +768,9 @@ class Planner {
     std::vector<int> members = group.ops;
     std::size_t inlined_temporaries = 0;
     std::string recomputed;
-    for (const auto& [op, reg] : b.inlined) {
-      if (is_scalar_domain(ops_[op])) continue;
+    for (const auto& [key, reg] : b.inlined) {
+      const int op = key.first;
+      if (is_scalar_domain(ops_[op]) || std::count(members.begin(), members.end(), op)) continue;
       members.push_back(op);
       ++inlined_temporaries;
       // Recomputed: an earlier kernel computed it too, or could have and would have stored it.

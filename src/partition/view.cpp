@@ -117,6 +117,20 @@ bool operator<(const View& a, const View& b) {
          std::tie(b.ndim, b.store_ndim, b.extent, b.origin, b.map);
 }
 
+View compose(const View& outer, const View& inner) {
+  View v;
+  v.ndim = inner.ndim;
+  v.store_ndim = outer.store_ndim;
+  v.extent = inner.extent;
+  v.origin = outer.origin;
+  for (int k = 0; k < outer.store_ndim; ++k) {
+    for (int m = 0; m < outer.ndim; ++m) v.origin[k] += outer.map[k][m] * inner.origin[m];
+    for (int d = 0; d < inner.ndim; ++d)
+      for (int m = 0; m < outer.ndim; ++m) v.map[k][d] += outer.map[k][m] * inner.map[m][d];
+  }
+  return v;
+}
+
 std::optional<Tiling> induced(const Tiling& store, const View& view) {
   if (!view.separable()) return std::nullopt;
   Tiling t;

@@ -63,6 +63,11 @@ struct View {
   friend bool operator<(const View& a, const View& b);
 };
 
+// `inner` (view coordinates -> coordinates of an array whose elements `outer` maps to a store)
+// followed by `outer`: the view of outer's store that reading `outer` through `inner` amounts to.
+// inner.store_ndim must be outer.ndim.
+View compose(const View& outer, const View& inner);
+
 // The tiling a separable view induces on its own coordinates: view element x lives where the
 // store element it shows lives. Store dimensions a view fixes (integer indices) fix the grid
 // coordinate of their tile; new and stretched axes are not cut. nullopt for views that are not
