@@ -412,3 +412,34 @@ TEST_F(TesseraTest, AxisReductionsAndArgKindsCompile) {
   EXPECT_FALSE(cache.cubin(rows, stats).empty());
   EXPECT_FALSE(cache.cubin(columns, stats).empty());
 }
+
+// A batch of boundary strips (fusion/executor.cpp, execute_batch) is one kernel: each part's
+// program over its own domain, a barrier between parts, the parts' arguments and constants one
+// after the other in the parameter block; it compiles with NVRTC.
+TEST(JitCodegen, BatchesOfSmallProgramsCompile) {
+  using tessera::DType;
+  // part 0: store a1 <- load a0 * 2; part 1: store a0 <- const (its constant is the batch's second)
+  td::Program scale, fill;
+  scale.code = {{td::OpCode::Load, DType::Float64, DType::Bool, 0, 0, 0, 0},
+                {td::OpCode::Const, DType::Float64, DType::Bool, 1, 0, 0, 0},
+                {td::OpCode::Mul, DType::Float64, DType::Bool, 2, 0, 1, 0},
+                {td::OpCode::Store, DType::Float64, DType::Bool, 0, 1, 2, 0}};
+  scale.constants = {td::make_value<double>(2.0)};
+  scale.registers = 3;
+  fill.code = {{td::OpCode::Const, DType::Float64, DType::Bool, 0, 0, 0, 0},
+               {td::OpCode::Store, DType::Float64, DType::Bool, 0, 0, 0, 0}};
+  fill.constants = {td::make_value<double>(0.0)};
+  fill.registers = 1;
+  const std::vector<td::BatchPart> parts = {{&scale, 2}, {&fill, 1}};
+  ASSERT_TRUE(td::batch_fits(parts));
+  const td::GeneratedKernel g = td::generate_batch(parts);
+  EXPECT_NE(g.source.find("p.args[2]"), std::string::npos) << "the second part's argument follows the first's two";
+  EXPECT_NE(g.source.find("p.constants[1]"), std::string::npos);
+  EXPECT_NE(g.source.find("__syncthreads()"), std::string::npos);
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  EXPECT_FALSE(cache.cubin(g, stats).empty());
+  // Reductions and too many parts do not batch.
+  std::vector<td::BatchPart> many(td::kMaxBatchParts + 1, td::BatchPart{&fill, 1});
+  EXPECT_FALSE(td::batch_fits(many));
+}

@@ -75,8 +75,8 @@ TEST_F(TesseraTest, DisjointInPlaceAssignMakesNoCopy) {
   u(ts::all, 0).assign(-u(ts::all, 1));
   u(-1, ts::all).assign(u(-2, ts::all));
   const ts::Stats st = stats_now(rt());
-  EXPECT_EQ(st.ops, 3);  // negative, assign, assign: no copy op
-  EXPECT_EQ(st.kernels, 2);
+  EXPECT_EQ(st.ops, 3);      // negative, assign, assign: no copy op
+  EXPECT_LE(st.kernels, 2);  // the negation fused into its assign (both strips may also be batched)
   for (int64_t i = 0; i < n; ++i) h[i * n] = -h[i * n + 1];
   for (int64_t j = 0; j < n; ++j) h[(n - 1) * n + j] = h[(n - 2) * n + j];
   EXPECT_TRUE(close(u.to_host(), h, 0.0));
@@ -241,4 +241,50 @@ TEST_F(TesseraTest, ShiftedReadsOfATemporaryRecomputeIt) {
   }
   EXPECT_TRUE(close(p.to_host(), hp));
   EXPECT_EQ(sp.kernels, steps);
+}
+
+// The pressure iteration of "12 steps to Navier-Stokes"' lid-driven cavity: the interior update
+// (the copy folded in), then four boundary conditions on strips that meet at the corners, which
+// run as one kernel in program order (a corner written by one strip is read by the next).
+TEST_F(TesseraTest, CavityPressureIterationIsTwoKernels) {
+  const int64_t ny = 13, nx = 11;
+  const double dx = 2.0 / (nx - 1), dy = 2.0 / (ny - 1);
+  auto hp = test_values<double>(ny * nx, 5), hb = test_values<double>(ny * nx, 6);
+  auto p = ts::from_host<double>({ny, nx}, hp);
+  auto b = ts::from_host<double>({ny, nx}, hb);
+  const auto in = slice(1, -1);
+  const double c = 1.0 / (2 * (dx * dx + dy * dy)), cb = dx * dx * dy * dy * c;
+  auto iteration = [&] {
+    auto pn = ts::copy(p);
+    p(in, in).assign(((pn(in, slice(2, end)) + pn(in, slice(0, -2))) * (dy * dy) +
+                      (pn(slice(2, end), in) + pn(slice(0, -2), in)) * (dx * dx)) *
+                         c -
+                     cb * b(in, in));
+    p(ts::all, -1).assign(p(ts::all, -2));
+    p(0, ts::all).assign(p(1, ts::all));
+    p(ts::all, 0).assign(p(ts::all, 1));
+    p(-1, ts::all).assign(0.0);
+  };
+  auto host_iteration = [&] {
+    const auto pn = hp;
+    for (int64_t i = 1; i < ny - 1; ++i)
+      for (int64_t j = 1; j < nx - 1; ++j)
+        hp[i * nx + j] = ((pn[i * nx + j + 1] + pn[i * nx + j - 1]) * (dy * dy) +
+                          (pn[(i + 1) * nx + j] + pn[(i - 1) * nx + j]) * (dx * dx)) *
+                             c -
+                         cb * hb[i * nx + j];
+    for (int64_t i = 0; i < ny; ++i) hp[i * nx + nx - 1] = hp[i * nx + nx - 2];
+    for (int64_t j = 0; j < nx; ++j) hp[j] = hp[nx + j];
+    for (int64_t i = 0; i < ny; ++i) hp[i * nx] = hp[i * nx + 1];
+    for (int64_t j = 0; j < nx; ++j) hp[(ny - 1) * nx + j] = 0.0;
+  };
+  for (int q = 0; q < 4; ++q) iteration(), host_iteration();  // the plans settle
+  reset_stats_now(rt());
+  const int iterations = 8;
+  for (int q = 0; q < iterations; ++q) iteration(), host_iteration();
+  const ts::Stats st = stats_now(rt());
+  EXPECT_TRUE(close(p.to_host(), hp, 1e-12));
+  // The strips read the row or column beside them, which their rank holds: no exchange, so they
+  // batch at any rank count.
+  EXPECT_LE(st.kernels, 2 * iterations);
 }

@@ -6,6 +6,7 @@
 
 #include "tessera/core/runtime_state.hpp"
 #include "tessera/fusion/interpreter.hpp"
+#include "tessera/jit/codegen.hpp"
 #include "tessera/jit/jit.hpp"
 
 namespace tessera::detail {
@@ -38,6 +39,27 @@ KernelShape kernel_shape(const std::vector<Accessor>& args, const Domain& domain
 }
 
 void set_launch_observer(LaunchObserver o) { observer = o; }
+
+void launch_batch(const std::string& label, const std::vector<BatchLaunch>& parts) {
+#ifdef TESSERA_HAVE_JIT
+  if (Jit* jit = runtime().jit()) {
+    std::vector<BatchPart> programs;
+    std::vector<const Accessor*> args;
+    std::vector<Domain> domains;
+    for (const BatchLaunch& part : parts) {
+      if (observer) observer(*part.program, static_cast<int>(part.args.size()), kernel_shape(part.args, part.domain));
+      programs.push_back({part.program, static_cast<int>(part.args.size())});
+      args.push_back(part.args.data());
+      domains.push_back(part.domain);
+    }
+    if (const JitKernel* kernel = jit_batch_kernel(*jit, programs)) {
+      jit_launch_batch(*jit, *kernel, programs, args, domains, label);
+      return;
+    }
+  }
+#endif
+  for (const BatchLaunch& part : parts) launch_kernel(label, *part.program, part.args, part.domain, {});
+}
 
 void launch_kernel(const std::string& label, const Program& program, const std::vector<Accessor>& args,
                    const Domain& domain, const ReductionTarget& target) {

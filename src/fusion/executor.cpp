@@ -84,6 +84,21 @@ Communicator* reduction_partners(const Launch& task, const Tiling& launch, const
   return &rt.comm().slice(grid.ndim() * kMaxDims + g, color, static_cast<int>(c[g]));
 }
 
+// A part of a launch domain (view coordinates of the key view) as the kernels see it.
+Domain domain_over(const Box& part, const View& key_view) {
+  const int ndim = key_view.ndim;
+  Domain domain;
+  std::int64_t stride = 1;
+  for (int d = ndim - 1; d >= 0; --d) {
+    domain.n[padded(ndim, d)] = part.extent(d);
+    domain.global_origin[padded(ndim, d)] = part.lo[d];
+    domain.global_stride[padded(ndim, d)] = stride;
+    stride *= key_view.extent[d];
+  }
+  if (ndim == 0) domain.n[0] = part.volume();  // a 0-d view's element lives on one rank
+  return domain;
+}
+
 // The owned part of `arg`'s store outside the view a renaming launch writes: the frame. (Only box
 // views are renamed: the planner's rule 3.)
 std::vector<Box> frame_of(const Arg& arg, const Box& tile) {
@@ -334,18 +349,7 @@ ExecReport execute(const Launch& task) {
     }
     return a;
   };
-  const auto domain_of = [&](const Box& part) {
-    Domain domain;
-    std::int64_t stride = 1;
-    for (int d = ndim - 1; d >= 0; --d) {
-      domain.n[padded(ndim, d)] = part.extent(d);
-      domain.global_origin[padded(ndim, d)] = part.lo[d];
-      domain.global_stride[padded(ndim, d)] = stride;
-      stride *= key.view.extent[d];
-    }
-    if (ndim == 0) domain.n[0] = part.volume();  // a 0-d view's element lives on one rank
-    return domain;
-  };
+  const auto domain_of = [&](const Box& part) { return domain_over(part, key.view); };
 
   // The partial results live in pool buffers: reductions in a loop allocate nothing either. A
   // launch in parts reduces each later part apart and folds it into the first's.
@@ -412,6 +416,86 @@ ExecReport execute(const Launch& task) {
   recycle(std::move(partials_buffer));
   recycle(std::move(part_buffer));
   return report;
+}
+
+namespace {
+
+// The batch part of `task`, or nothing if it must run on its own: it reduces, renames a buffer,
+// or reads something through a halo or a redistribution (which would have to wait for the parts
+// before it, whose writes invalidate the halos it reads).
+std::optional<BatchLaunch> batch_part(const Launch& task, std::int64_t& bytes) {
+  RuntimeState& rt = runtime();
+  const std::optional<Tiling> launch = induced(task.domain.store->tiling(), task.domain.view);
+  if (!launch || !task.reductions.empty()) return std::nullopt;
+  const ProcessGrid& grid = rt.grid(launch->grid);
+  const Box tile = launch->tile(grid.coords(rt.rank()));
+  BatchLaunch part{task.program, {}, domain_over(tile, task.domain.view)};
+  for (const Arg& arg : task.args) {
+    Store& s = *arg.store;
+    if (arg.renamed) return std::nullopt;
+    if (s.ndim() == 0) {
+      part.args.push_back(Accessor{s.data(), 0, {0, 0, 0}});
+      continue;
+    }
+    const Access access = classify(arg, *launch, grid, rt.size()).access;
+    if (access != Access::Aligned && access != Access::Local) return std::nullopt;
+    part.args.push_back(accessor_for(s.data(), s.layout(), arg.view, tile.lo));
+    bytes += tile.volume() * size_of(s.dtype());
+  }
+  return part;
+}
+
+void run_batch(const std::vector<const Launch*>& launches, const std::vector<BatchLaunch>& parts, std::int64_t bytes) {
+  RuntimeState& rt = runtime();
+  launch_batch(*launches.front()->label, parts);
+  rt.stats().kernels++;
+  rt.stats().bytes_accessed += bytes;
+  for (const Launch* task : launches)
+    for (const Arg& arg : task->args)
+      if (arg.written) arg.store->mark_written();
+  if (rt.logging(LogTopic::Exec))
+    for (const Launch* task : launches)
+      rt.log(LogTopic::Exec, *task->label + " (batched): " + task->program->describe());
+}
+
+}  // namespace
+
+std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches) {
+  // Runs of consecutive launches that can be batched go as one kernel; the others on their own.
+  // Every rank decides the same (from global metadata), so all take part in the same exchanges.
+  std::vector<ExecReport> reports(launches.size());
+  std::vector<const Launch*> run;
+  std::vector<BatchLaunch> parts;
+  std::int64_t bytes = 0;
+  const auto flush = [&] {
+    if (parts.size() == 1)
+      execute(*run.front());
+    else if (!parts.empty())
+      run_batch(run, parts, bytes);
+    run.clear(), parts.clear(), bytes = 0;
+  };
+  std::size_t run_args = 0;
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    std::int64_t part_bytes = 0;
+    if (std::optional<BatchLaunch> part = batch_part(launches[i], part_bytes)) {
+      // A batch's kernel parameters hold at most kMaxBatchParts parts and kMaxArgs arguments.
+      if (parts.size() == static_cast<std::size_t>(kMaxBatchParts) || run_args + part->args.size() > kMaxArgs) {
+        flush();
+        run_args = 0;
+      }
+      run_args += part->args.size();
+      run.push_back(&launches[i]);
+      parts.push_back(std::move(*part));
+      bytes += part_bytes;
+      reports[i].batched = parts.size() > 1 || i + 1 < launches.size();
+      continue;
+    }
+    flush();
+    run_args = 0;
+    reports[i] = execute(launches[i]);
+  }
+  flush();
+  return reports;
 }
 
 }  // namespace tessera::detail

@@ -114,6 +114,18 @@ void combine_partials(const Program& program, const PartialsView& into, const Pa
 void launch_kernel(const std::string& label, const Program& program, const std::vector<Accessor>& args,
                    const Domain& domain, const ReductionTarget& target);
 
+// One part of a batch: a program over its domain with its accessors (no reductions). A batch has
+// at most kMaxBatchParts parts and kMaxArgs arguments in all (they share one parameter block).
+constexpr int kMaxBatchParts = 8;
+struct BatchLaunch {
+  const Program* program = nullptr;
+  std::vector<Accessor> args;
+  Domain domain;
+};
+// Runs small programs one after the other, each seeing what the earlier ones wrote: one kernel
+// (one block, a barrier between the parts) where the JIT runs them, else one after the other.
+void launch_batch(const std::string& label, const std::vector<BatchLaunch>& parts);
+
 // Test hook: called with every program launched, before it runs (tests/jit_codegen_check.cpp
 // compiles every fused program of the fuzz corpus with NVRTC, also in CPU-only CI).
 using LaunchObserver = void (*)(const Program& program, int nargs, const KernelShape& shape);

@@ -55,9 +55,13 @@ struct ExecReport {
   int halo_stores = 0;
   std::int64_t halo_bytes = 0;
   int redistributions = 0;
+  bool batched = false;  // ran in a kernel with other launches
 };
 
 ExecReport execute(const Launch& launch);
+// Small launches (boundary strips) in order: runs of those that need no halo, redistribution,
+// renamed buffer or reduction go as one kernel each; the others on their own.
+std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches);
 inline ExecReport execute(const Task& task) {
   return execute(Launch{&task.program, task.args, task.args[task.key], task.reductions, &task.label});
 }

@@ -60,9 +60,26 @@ void Window::run(bool everything, FlushKind kind) {
   execute_plan(plan, window);
 }
 
+namespace {
+
+// Boundary strips run together (execute_batch): consecutive small groups over different launch
+// domains (rows, columns, corners of a grid), each of at most kBatchElements elements, for which
+// a launch costs more than their work. Groups over one domain were cut by a rule and stay apart.
+constexpr std::int64_t kBatchElements = std::int64_t(1) << 15;
+
+bool batchable(const PlannedGroup& g) { return g.reductions.empty() && g.domain.view.volume() <= kBatchElements; }
+
+bool same_domain(const PlannedGroup& a, const PlannedGroup& b, const CanonicalWindow& w) {
+  const std::optional<Tiling> ta = induced(w.stores[a.domain.store]->tiling(), a.domain.view);
+  const std::optional<Tiling> tb = induced(w.stores[b.domain.store]->tiling(), b.domain.view);
+  return ta && tb && ta->aligned(*tb);
+}
+
+}  // namespace
+
 void Window::execute_plan(const Plan& plan, const CanonicalWindow& window) {
   RuntimeState& rt = runtime();
-  for (const PlannedGroup& g : plan.groups) {
+  const auto launch_of = [&](const PlannedGroup& g) {
     Launch launch;
     launch.program = &g.program;
     launch.label = &g.label;
@@ -72,12 +89,32 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window) {
     launch.domain = Arg{window.stores[g.domain.store], g.domain.view, false, false};
     for (const PlannedReduction& r : g.reductions)
       launch.reductions.push_back(ReductionOut{window.stores[r.store], r.finalize, r.count});
-    const ExecReport report = execute(launch);
-    if (rt.logging(LogTopic::Fusion))
+    return launch;
+  };
+  for (std::size_t i = 0; i < plan.groups.size();) {
+    std::size_t j = i;
+    while (j < plan.groups.size() && batchable(plan.groups[j]) &&
+           (j == i || !same_domain(plan.groups[j - 1], plan.groups[j], window)))
+      ++j;
+    std::vector<ExecReport> reports;
+    if (j - i >= 2) {
+      std::vector<Launch> batch;
+      for (std::size_t k = i; k < j; ++k) batch.push_back(launch_of(plan.groups[k]));
+      reports = execute_batch(batch);
+    } else {
+      reports.push_back(execute(launch_of(plan.groups[i])));
+      j = i + 1;
+    }
+    for (std::size_t k = i; k < j && rt.logging(LogTopic::Fusion); ++k) {
+      const PlannedGroup& g = plan.groups[k];
+      const ExecReport& report = reports[k - i];
       rt.log(LogTopic::Fusion, g.label + ": " + g.explain +
                                    " | halos exchanged: " + std::to_string(report.halo_stores) + " store(s), " +
                                    std::to_string(report.halo_bytes) +
-                                   " bytes received | redistributed: " + std::to_string(report.redistributions));
+                                   " bytes received | redistributed: " + std::to_string(report.redistributions) +
+                                   (report.batched ? " | batched: one kernel with the small groups beside it" : ""));
+    }
+    i = j;
   }
 }
 

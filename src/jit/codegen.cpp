@@ -147,12 +147,13 @@ std::string warp_fold(const Program& p, const std::string& suffix) {
 // The value member of a slot's accumulator type in a Value.
 const char* acc_member(const Program& p, int k) { return p.reduce_float[k] ? "f64" : "i64"; }
 
-// Element (i0, i1, column) of argument `arg`, with what the shape lets the kernel assume.
-std::string element_address(int arg, const KernelShape& shape, const std::string& column) {
+// Element (i0, i1, column) of argument `arg` (p.args[base + arg]), with what the shape lets the
+// kernel assume.
+std::string element_address(int arg, const KernelShape& shape, const std::string& column, int base = 0) {
   const std::uint64_t bit = std::uint64_t(1) << arg;
   if (shape.scalar & bit) return "0";
   std::ostringstream s;
-  const std::string a = "p.args[" + std::to_string(arg) + "]";
+  const std::string a = "p.args[" + std::to_string(base + arg) + "]";
   s << "(" << a << ".origin";
   if (!shape.flat) s << " + i0 * " << a << ".stride[0] + i1 * " << a << ".stride[1]";
   if (shape.unit & bit)
@@ -198,12 +199,20 @@ struct Lane {
 // store is forwarded in a register, never emitted), nor lets one element write what another
 // reads: what lets GPU threads run the elements in any order. Each lane keeps its own
 // instructions other than loads in program order.
+// Where a program's arguments, constants and domain are in the parameter block: at the start, or
+// from these offsets in a batch of programs (generate_batch).
+struct Placement {
+  int arg_base = 0;
+  int const_base = 0;
+  std::string domain = "p.domain";
+};
+
 class Emitter {
  public:
   // per_lane_accumulators: every lane folds into its own accumulators (acc<k><lane suffix>), as
   // lanes that are different outputs of a reduction along an outer dimension.
-  Emitter(const Program& p, const KernelShape& shape, bool per_lane_accumulators = false)
-      : p_(p), shape_(shape), per_lane_(per_lane_accumulators) {}
+  Emitter(const Program& p, const KernelShape& shape, bool per_lane_accumulators = false, Placement at = {})
+      : p_(p), shape_(shape), per_lane_(per_lane_accumulators), at_(std::move(at)) {}
 
   void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent) {
     const int n = static_cast<int>(p_.code.size());
@@ -229,7 +238,8 @@ class Emitter {
   // Constant k: from the parameter block, or, past its capacity, a literal with the exact bits
   // (the kernel then depends on the value: it is compiled and cached for it).
   std::string constant(int k, DType t) const {
-    if (k < kMaxJitConstants) return "p.constants[" + std::to_string(k) + "]." + member(t);
+    if (at_.const_base + k < kMaxJitConstants)
+      return "p.constants[" + std::to_string(at_.const_base + k) + "]." + member(t);
     const Value v = p_.constants[k];
     char text[96];
     switch (t) {
@@ -264,23 +274,23 @@ class Emitter {
     const char* T = ctype(in.type);
     switch (in.op) {
       case OpCode::Load:
-        out << define(pc, lane, T) << "*(reinterpret_cast<const " << T << "*>(p.args[" << in.a << "].ptr) + "
-            << element_address(in.a, shape_, lane.column) << ");\n";
+        out << define(pc, lane, T) << "*(reinterpret_cast<const " << T << "*>(p.args[" << at_.arg_base + in.a
+            << "].ptr) + " << element_address(in.a, shape_, lane.column, at_.arg_base) << ");\n";
         return out.str();
       case OpCode::Store:
-        out << "*(reinterpret_cast<" << T << "*>(p.args[" << in.a << "].ptr) + "
-            << element_address(in.a, shape_, lane.column) << ") = " << reg(in.b, lane) << ";\n";
+        out << "*(reinterpret_cast<" << T << "*>(p.args[" << at_.arg_base + in.a << "].ptr) + "
+            << element_address(in.a, shape_, lane.column, at_.arg_base) << ") = " << reg(in.b, lane) << ";\n";
         return out.str();
       case OpCode::Const: out << define(pc, lane, T) << constant(in.a, in.type) << ";\n"; return out.str();
       case OpCode::Index:
-        out << define(pc, lane, "long")
-            << "(p.domain.global_origin[0] + i0) * p.domain.global_stride[0] + (p.domain.global_origin[1] + i1) * "
-               "p.domain.global_stride[1] + (p.domain.global_origin[2] + "
-            << lane.column << ") * p.domain.global_stride[2];\n";
+        out << define(pc, lane, "long") << "(" << at_.domain << ".global_origin[0] + i0) * " << at_.domain
+            << ".global_stride[0] + (" << at_.domain << ".global_origin[1] + i1) * " << at_.domain
+            << ".global_stride[1] + (" << at_.domain << ".global_origin[2] + " << lane.column << ") * " << at_.domain
+            << ".global_stride[2];\n";
         return out.str();
       case OpCode::Coord: {
         const std::string along = in.a == 0 ? "i0" : in.a == 1 ? "i1" : lane.column;
-        out << define(pc, lane, "long") << "p.domain.global_origin[" << in.a << "] + " << along << ";\n";
+        out << define(pc, lane, "long") << at_.domain << ".global_origin[" << in.a << "] + " << along << ";\n";
         return out.str();
       }
       case OpCode::Random: {
@@ -415,6 +425,7 @@ class Emitter {
   const Program& p_;
   const KernelShape& shape_;
   bool per_lane_;
+  Placement at_;
   std::vector<int> current_;  // register -> pc of its current definition
 };
 
@@ -557,6 +568,48 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
 }
 
 }  // namespace
+
+bool batch_fits(const std::vector<BatchPart>& parts) {
+  int nargs = 0;
+  for (const BatchPart& part : parts) {
+    if (!part.program->reduce_kinds.empty()) return false;
+    nargs += part.nargs;
+  }
+  return !parts.empty() && parts.size() <= static_cast<std::size_t>(kMaxBatchParts) && nargs <= kMaxArgs;
+}
+
+GeneratedKernel generate_batch(const std::vector<BatchPart>& parts) {
+  if (!batch_fits(parts)) raise("internal: a batch of ", parts.size(), " parts does not fit one kernel");
+  std::ostringstream s;
+  s << "// tessera batch of " << parts.size() << " kernels\n#define KMAX_CONSTANTS " << kMaxJitConstants
+    << "\n#define KMAX_ARGS " << kMaxArgs << "\n"
+    << kPrelude << element_ops_body() << kParams << "struct BatchParams { Domain domain[" << kMaxBatchParts
+    << "]; long volume[" << kMaxBatchParts << "]; Value constants[KMAX_CONSTANTS]; Accessor args[KMAX_ARGS]; };\n"
+    << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBatchThreads
+    << ") tessera_batch(const BatchParams p) {\n";
+  const KernelShape any;  // no assumptions: strips are short, their address arithmetic costs little
+  int arg_base = 0, const_base = 0;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const Program& program = *parts[k].program;
+    const std::string domain = "p.domain[" + std::to_string(k) + "]";
+    Emitter emitter(program, any, false, Placement{arg_base, const_base, domain});
+    s << "  {  // " << program.describe() << "\n    const long n1 = " << domain << ".n[1], n2 = " << domain
+      << ".n[2];\n    for (long e = threadIdx.x; e < p.volume[" << k << "]; e += " << kJitBatchThreads << ") {\n"
+      << "      const long row = e / n2, j = e - row * n2;\n"
+      << "      const long i0 = " << domain << ".n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n";
+    emitter.body(s, {{"j", ""}}, "      ");
+    s << "    }\n  }\n  __syncthreads();\n";
+    arg_base += parts[k].nargs;
+    const_base += static_cast<int>(program.constants.size());
+  }
+  s << "}\n";
+  GeneratedKernel g;
+  g.source = s.str();
+  g.hash = fnv1a(g.source);
+  g.main_name = "tessera_batch";
+  g.finish_name.clear();
+  return g;
+}
 
 GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelShape& shape, int elements) {
   if (!jit_supports(program, nargs))

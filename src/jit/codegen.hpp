@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tessera/fusion/interpreter.hpp"
 #include "tessera/fusion/program.hpp"
@@ -52,6 +53,22 @@ bool jit_supports(const Program& program, int nargs);
 // Elements per thread (1, 2 or 4) that suit `program`: several for short memory-bound programs,
 // one for long compute-bound ones (the reasons are in codegen.cpp).
 int elements_per_thread(const Program& program);
+
+// A batch: several small programs (boundary strips) run one after the other by one block of
+// kJitBatchThreads, a barrier between them, so a part reads what the parts before it wrote.
+constexpr int kJitBatchThreads = 1024;
+struct BatchParams {
+  Domain domain[kMaxBatchParts];
+  std::int64_t volume[kMaxBatchParts] = {};
+  Value constants[kMaxJitConstants];  // the parts' constants one after the other; later ones are literals
+  Accessor args[kMaxArgs];            // the parts' arguments one after the other
+};
+struct BatchPart {
+  const Program* program = nullptr;
+  int nargs = 0;
+};
+bool batch_fits(const std::vector<BatchPart>& parts);
+GeneratedKernel generate_batch(const std::vector<BatchPart>& parts);
 
 // `shape` (interpreter.hpp) specializes the address arithmetic (KernelShape{} assumes nothing);
 // `elements` (1, 2 or 4) is the number of elements each thread computes per row.

@@ -50,24 +50,28 @@ class Jit {
     }
     try {
       const int elements = elements_ > 0 ? elements_ : elements_per_thread(program);
-      const GeneratedKernel g = generate_cuda(program, nargs, shape, elements);
-      auto it = loaded_.find(g.hash);
-      if (it != loaded_.end()) {
-        runtime().stats().kernel_cache_hits++;
-        return &it->second;
-      }
-      const std::vector<char>& cubin = cache_.cubin(g, runtime().stats());
-      JitKernel k;
-      k.elements = g.elements;
-      check(cuModuleLoadData(&k.module, cubin.data()), "cuModuleLoadData");
-      check(cuModuleGetFunction(&k.main, k.module, g.main_name.c_str()), "cuModuleGetFunction");
-      if (!g.finish_name.empty())
-        check(cuModuleGetFunction(&k.finish, k.module, g.finish_name.c_str()), "cuModuleGetFunction");
-      return &loaded_.emplace(g.hash, k).first->second;
+      return load(generate_cuda(program, nargs, shape, elements));
     } catch (const Error& e) {
       fall_back(e.what());
       return nullptr;
     }
+  }
+
+  // Compiles (or finds) a generated kernel and loads its module (throws Error if it cannot).
+  const JitKernel* load(const GeneratedKernel& g) {
+    auto it = loaded_.find(g.hash);
+    if (it != loaded_.end()) {
+      runtime().stats().kernel_cache_hits++;
+      return &it->second;
+    }
+    const std::vector<char>& cubin = cache_.cubin(g, runtime().stats());
+    JitKernel k;
+    k.elements = g.elements;
+    check(cuModuleLoadData(&k.module, cubin.data()), "cuModuleLoadData");
+    check(cuModuleGetFunction(&k.main, k.module, g.main_name.c_str()), "cuModuleGetFunction");
+    if (!g.finish_name.empty())
+      check(cuModuleGetFunction(&k.finish, k.module, g.finish_name.c_str()), "cuModuleGetFunction");
+    return &loaded_.emplace(g.hash, k).first->second;
   }
 
   void launch(const JitKernel& k, const Program& program, const std::vector<Accessor>& args, const Domain& domain,
@@ -156,6 +160,39 @@ class Jit {
     recycle(std::move(chunk_partials));
   }
 
+  // A batch of small programs as one kernel (jit/codegen.cpp, generate_batch), or nullptr.
+  const JitKernel* batch_kernel(const std::vector<BatchPart>& parts) {
+    if (!batch_fits(parts)) return nullptr;
+    try {
+      return load(generate_batch(parts));
+    } catch (const Error& e) {
+      fall_back(e.what());
+      return nullptr;
+    }
+  }
+
+  void launch_batch(const JitKernel& k, const std::vector<BatchPart>& parts, const std::vector<const Accessor*>& args,
+                    const std::vector<Domain>& domains, const std::string& label) {
+    BatchParams p;
+    int arg_base = 0, const_base = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      p.domain[i] = domains[i];
+      p.volume[i] = domains[i].volume();
+      const Program& program = *parts[i].program;
+      for (std::size_t c = 0; c < program.constants.size() && const_base + static_cast<int>(c) < kMaxJitConstants; ++c)
+        p.constants[const_base + c] = program.constants[c];
+      std::copy_n(args[i], parts[i].nargs, p.args + arg_base);
+      arg_base += parts[i].nargs;
+      const_base += static_cast<int>(program.constants.size());
+    }
+    const CUstream stream = reinterpret_cast<CUstream>(ExecSpace().cuda_stream());
+    void* params[] = {&p};
+    std::uint64_t id = 0;
+    Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(ExecSpace()), &id);
+    check(cuLaunchKernel(k.main, 1, 1, 1, kJitBatchThreads, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
+    Kokkos::Tools::endParallelFor(id);
+  }
+
   double compile_seconds() const { return cache_.compile_seconds(); }
 
  private:
@@ -180,6 +217,7 @@ class Jit {
 };
 
 static_assert(sizeof(KernelParams) <= 4096, "the JIT parameter block must fit CUDA's kernel parameter limit");
+static_assert(sizeof(BatchParams) <= 4096, "a batch's parameter block must fit CUDA's kernel parameter limit");
 static_assert(offsetof(KernelParams, args) + sizeof(Accessor) * kMaxArgs == sizeof(KernelParams),
               "KernelParams layout changed: update the mirror in jit/codegen.cpp");
 
@@ -206,5 +244,13 @@ void jit_launch(Jit& jit, const JitKernel& kernel, const Program& program, const
 }
 
 double jit_compile_seconds(const Jit& jit) { return jit.compile_seconds(); }
+
+const JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts) { return jit.batch_kernel(parts); }
+
+void jit_launch_batch(Jit& jit, const JitKernel& kernel, const std::vector<BatchPart>& parts,
+                      const std::vector<const Accessor*>& args, const std::vector<Domain>& domains,
+                      const std::string& label) {
+  jit.launch_batch(kernel, parts, args, domains, label);
+}
 
 }  // namespace tessera::detail

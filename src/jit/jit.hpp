@@ -27,4 +27,12 @@ void jit_launch(Jit& jit, const JitKernel& kernel, const Program& program, const
 // NVRTC seconds spent so far.
 double jit_compile_seconds(const Jit& jit);
 
+// A batch of small programs as one kernel (jit/codegen.hpp), or nullptr where it does not fit.
+struct BatchPart;
+const JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts);
+// args[i]: the accessors of part i (parts[i].nargs of them).
+void jit_launch_batch(Jit& jit, const JitKernel& kernel, const std::vector<BatchPart>& parts,
+                      const std::vector<const Accessor*>& args, const std::vector<Domain>& domains,
+                      const std::string& label);
+
 }  // namespace tessera::detail
