@@ -408,7 +408,8 @@ ExecReport execute(const Launch& task) {
   for (auto& t : temporaries) recycle(std::move(t));
   if (!task.reductions.empty())
     finish_reductions(task, reinterpret_cast<Value*>(partials_buffer.data()), outputs,
-                      reduction_partners(task, launch, grid));
+                      reduction_partners(task, launch, grid),
+                      along || launch.primary(grid.coords(rt.rank()), grid.ndim()));
   recycle(std::move(partials_buffer));
   recycle(std::move(part_buffer));
   return report;
