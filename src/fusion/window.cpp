@@ -57,15 +57,16 @@ void Window::run(bool everything, FlushKind kind) {
   std::vector<Task> done = std::move(ops_);
   ops_.clear();
   for (int i : plan.kept) ops_.push_back(std::move(done[i]));
-  execute_plan(plan, window);
+  execute_plan(plan, window, done);
 }
 
-void Window::execute_plan(const Plan& plan, const CanonicalWindow& window) {
+void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const std::vector<Task>& ops) {
   RuntimeState& rt = runtime();
   for (const PlannedGroup& g : plan.groups) {
     Launch launch;
     launch.program = &g.program;
     launch.label = &g.label;
+    if (g.task_op >= 0) launch.body = ops[g.task_op].body.get();
     launch.args.reserve(g.args.size());
     for (const PlannedArg& a : g.args)
       launch.args.push_back(Arg{window.stores[a.store], a.view, a.written, false, a.renamed});
@@ -74,10 +75,12 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window) {
       launch.reductions.push_back(ReductionOut{window.stores[r.store], r.finalize, r.count});
     const ExecReport report = execute(launch);
     if (rt.logging(LogTopic::Fusion))
-      rt.log(LogTopic::Fusion, g.label + ": " + g.explain +
-                                   " | halos exchanged: " + std::to_string(report.halo_stores) + " store(s), " +
-                                   std::to_string(report.halo_bytes) +
-                                   " bytes received | redistributed: " + std::to_string(report.redistributions));
+      rt.log(LogTopic::Fusion,
+             g.label + ": " + g.explain + " | halos exchanged: " + std::to_string(report.halo_stores) + " store(s), " +
+                 std::to_string(report.halo_bytes) +
+                 " bytes received | redistributed: " + std::to_string(report.redistributions) +
+                 (report.image_bytes ? " | image: " + std::to_string(report.image_bytes) + " bytes received"
+                                     : std::string()));
   }
 }
 
@@ -87,6 +90,7 @@ namespace {
 // an operand not aligned with the launch domain (a halo or a redistribution).
 bool may_communicate(const Task& t, int ranks) {
   if (ranks == 1) return false;
+  if (t.body) return true;  // its constraints move data, its reduce privileges allreduce
   const Arg& key = t.args[t.key];
   if (!t.reductions.empty() && key.store->ndim() > 0) return true;  // a 0-d domain is computed whole everywhere
   const std::optional<Tiling> launch = induced(key.store->tiling(), key.view);
