@@ -22,3 +22,4 @@
 #include "tessera/core/stats.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/kernels/local_task.hpp"
+#include "tessera/sparse/csr.hpp"

@@ -269,9 +269,16 @@ TileArg tile_arg(const Arg& arg, Access access, char* base, const Layout& layout
   return t;
 }
 
-// A reduce privilege: every rank wrote its contribution to its copy of the argument's tile; the
-// ranks that share it (the grid slice along the launch dimension its view is stretched over) sum
-// them in place.
+// A reduce privilege: the argument's tile starts at zero (so a rank with nothing to add adds
+// nothing), every rank adds its contribution to its copy, and the ranks that share it (the grid
+// slice along the launch dimension its view is stretched over) sum them in place.
+void zero_contribution(const Arg& arg, const std::string& label) {
+  Store& s = *arg.store;
+  if (s.allocated() != s.owned()) raise("internal: ", label, " reduces into a store with ghost cells");
+  const std::size_t bytes = static_cast<std::size_t>(s.owned().volume()) * size_of(s.dtype());
+  Kokkos::deep_copy(ExecSpace(), Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(s.data(), bytes), char(0));
+}
+
 void sum_contributions(const Arg& arg, const Tiling& launch, const ProcessGrid& grid, const std::string& label) {
   RuntimeState& rt = runtime();
   Communicator* across = nullptr;
@@ -284,7 +291,6 @@ void sum_contributions(const Arg& arg, const Tiling& launch, const ProcessGrid& 
   }
   if (!across) return;
   Store& s = *arg.store;
-  if (s.allocated() != s.owned()) raise("internal: ", label, " reduces into a store with ghost cells");
   ScopedRegion region(region_label("tessera::allreduce[", label));
   across->allreduce(s.data(), static_cast<int>(s.owned().volume()), s.dtype(), ReduceKind::Sum);
   rt.stats().allreduces++;
@@ -486,12 +492,14 @@ ExecReport execute(const Launch& task) {
   Kokkos::View<char*, MemSpace> image_buffer;
   const auto run_body = [&] {
     if (halo_fetch) report.halo_bytes = halo_fetch->finish();
-    if (image_arg >= 0) {
+    if (image_arg >= 0 && rt.size() > 1) {  // one rank owns every entry
       const ImagePlan& plan = *body->constraint(image_arg).image();
       Store& x = *task.args[image_arg].store;
       image_buffer = allocate(static_cast<std::size_t>(plan.ghosts) * size_of(x.dtype()), "tessera::image", false);
       image_fetch.emplace(rt.comm(), plan, x, image_buffer.data(), region_label("tessera::image[", *task.label));
     }
+    for (std::size_t i = 0; i < nargs; ++i)
+      if (body->privilege(static_cast<int>(i)) == Privilege::Reduce) zero_contribution(task.args[i], *task.label);
     TileContext context;
     context.tile = tile;
     context.shape = key.view.extent;

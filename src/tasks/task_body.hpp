@@ -25,9 +25,10 @@
 
 namespace tessera::detail {
 
-// Reduce: every rank writes its contribution to the elements its tile maps to; the executor sums
-// the contributions of the ranks that share them (the grid slice along the launch dimensions the
-// view is stretched over: a matvec's partial rows, summed across the grid row).
+// Reduce: the argument's tile starts at 0 on every rank, each rank writes (or adds) its
+// contribution to the elements its tile maps to, and the executor sums the contributions of the
+// ranks that share them (the grid slice along the launch dimensions the view is stretched over:
+// a matvec's partial rows, summed across the grid row).
 enum class Privilege : std::uint8_t { Read, Write, ReadWrite, Reduce };
 const char* name(Privilege p);
 
