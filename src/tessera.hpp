@@ -22,4 +22,5 @@
 #include "tessera/core/stats.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/kernels/local_task.hpp"
+#include "tessera/linalg/matmul.hpp"
 #include "tessera/sparse/csr.hpp"
