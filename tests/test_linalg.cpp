@@ -102,6 +102,12 @@ TEST_F(TesseraTest, ProductsOfViewsAndMixedTypes) {
   std::vector<double> hb;
   for (int64_t i = 0; i < k * m; ++i) hb.push_back(h3[i * 3 + 1]);
   EXPECT_TRUE(close(ts::matmul(A, B).to_host(), host_matmul(ha, hb, n, k, m), 1e-13));
+  // A matrix that is a slice of a 3-D array (tiled over the 3-D grid) times vectors, both sides.
+  const auto hk = host_values(k, 10), hm = host_values(m, 11);
+  auto xk = ts::from_host<double>({k}, hk);
+  auto xm = ts::from_host<double>({m}, hm);
+  EXPECT_TRUE(close(ts::matmul(B, xm).to_host(), host_matmul(hb, hm, k, m, 1), 1e-13));
+  EXPECT_TRUE(close(ts::matmul(xk, B).to_host(), host_matmul(hk, hb, 1, k, m), 1e-13));
   auto x = ts::from_host<float>({k}, as<float>(host_values(k, 7)));
   auto y = ts::matmul(A, x);  // float64 @ float32: float64
   static_assert(std::is_same_v<decltype(y), ts::Array<double>>);

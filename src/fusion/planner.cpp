@@ -12,13 +12,14 @@
 //   6. the group's kernel keeps to kMaxArgs arguments (they travel in the kernel parameters);
 //   7. the op does not come after the start of the loop's next iteration (an op repeating the
 //      window's first op) once the group spans kLoopSpan ops.
+// Scalar-only ops (0-d in, 0-d out) are not grouped: their consumers recompute them inline, and
+// they run as kernels of their own only if their result is still needed after the window.
+// Elementwise ops whose result is a temporary are rematerialized the same way (recomputed inside
+// each consumer, never stored) when their inputs do not change before the consumers run and the
+// byte model says recomputing reads less than storing and loading the result.
 // A task with partition constraints (a product, an SpMV, a kernel of the user's own: Task::body)
-// is a group of its own, whose arguments are all kernel arguments (nothing it touches lives in
-// registers, nothing it reads is recomputed inside it). Scalar-only ops (0-d in, 0-d out) are not grouped: their
-// consumers recompute them inline, and they run as kernels of their own only if their result is still needed after the
-// window. Elementwise ops whose result is a temporary are rematerialized the same way (recomputed inside each consumer,
-// never stored) when their inputs do not change before the consumers run and the byte model says recomputing reads less
-// than storing and loading the result.
+// is a group of its own, whose arguments are all kernel arguments: nothing it touches lives in
+// registers, nothing it reads is recomputed inside it.
 
 #include <algorithm>
 #include <map>

@@ -112,7 +112,8 @@ ArrayRef csr_matvec(const std::shared_ptr<const CsrData>& a, const ArrayRef& x_i
 
 ArrayRef csr_diagonal(const std::shared_ptr<const CsrData>& a) {
   ArrayRef d = new_array(a->type, a->row_tiling, false);
-  submit_task("tessera::task[csr_diagonal]", {Arg{d.store, d.view, true, true}}, std::make_shared<const DiagonalBody>(a));
+  submit_task("tessera::task[csr_diagonal]", {Arg{d.store, d.view, true, true}},
+              std::make_shared<const DiagonalBody>(a));
   if (a->cols >= a->rows) return d;
   // A tall matrix's diagonal ends at its last column.
   IndexSpec first;
