@@ -159,7 +159,7 @@ Result cg(ts::Runtime& rt, const Options& o) {
   auto x = ts::zeros<double>({rows, cols});
   auto r = ts::copy(b);
   auto p = ts::copy(b);
-  auto rr = ts::dot(inner(r), inner(r));
+  auto rr = ts::vdot(inner(r), inner(r));
   cg::Final f;
   f.rr0 = rr.item();
   Result res;
@@ -167,10 +167,10 @@ Result cg(ts::Runtime& rt, const Options& o) {
   // that tessera may recompute it where it is used instead of storing it.
   auto step = [&] {
     auto q = laplacian(p);
-    auto alpha = rr / ts::dot(inner(p), q);
+    auto alpha = rr / ts::vdot(inner(p), q);
     inner(x) += alpha * inner(p);
     inner(r) -= alpha * q;
-    auto rr_new = ts::dot(inner(r), inner(r));
+    auto rr_new = ts::vdot(inner(r), inner(r));
     inner(p).assign(inner(r) + (rr_new / rr) * inner(p));
     rr = rr_new;
   };
@@ -179,14 +179,14 @@ Result cg(ts::Runtime& rt, const Options& o) {
   res.min_bytes_per_iter = cg::kBytesPerPoint * static_cast<double>((rows - 2) * (cols - 2));
   f.rr = rr.item();
   auto residual = inner(b) - laplacian(x);
-  f.rr_true = ts::dot(residual, residual).item();
-  f.energy = -0.5 * (ts::dot(inner(x), inner(b)) + ts::dot(inner(x), residual)).item();
+  f.rr_true = ts::vdot(residual, residual).item();
+  f.energy = -0.5 * (ts::vdot(inner(x), inner(b)) + ts::vdot(inner(x), residual)).item();
   // The timed steps keep no q: the next step's q = A p and direction p', computed apart (the
   // state checked below stays), give the conjugacy p'.q of the sequence, as the JAX peer does.
   auto q = laplacian(p);
-  auto r_next = inner(r) - (rr / ts::dot(inner(p), q)) * q;
-  auto p_next = r_next + (ts::dot(r_next, r_next) / rr) * inner(p);
-  f.conjugacy = (ts::dot(p_next, q) / (ts::norm(p_next) * ts::norm(q))).item();
+  auto r_next = inner(r) - (rr / ts::vdot(inner(p), q)) * q;
+  auto p_next = r_next + (ts::vdot(r_next, r_next) / rr) * inner(p);
+  f.conjugacy = (ts::vdot(p_next, q) / (ts::norm(p_next) * ts::norm(q))).item();
   auto block = [](const ts::Array<double>& a) {
     return [a](std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) {
       return a(ts::slice(r0, r1), ts::slice(c0, c1)).to_host();

@@ -21,3 +21,6 @@
 #include "tessera/core/runtime.hpp"
 #include "tessera/core/stats.hpp"
 #include "tessera/io/checkpoint.hpp"
+#include "tessera/kernels/local_task.hpp"
+#include "tessera/linalg/matmul.hpp"
+#include "tessera/sparse/csr.hpp"

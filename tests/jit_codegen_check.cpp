@@ -246,7 +246,7 @@ TEST_F(TesseraTest, ElementsPerThreadSuitTheReferenceWorkloads) {
     auto q = 4.0 * inner(grid) - grid(ts::slice(0, -2), ts::slice(1, -1)) -
              grid(ts::slice(2, ts::end), ts::slice(1, -1)) - grid(ts::slice(1, -1), ts::slice(0, -2)) -
              grid(ts::slice(1, -1), ts::slice(2, ts::end));
-    (void)ts::dot(inner(grid), q).item();
+    (void)ts::vdot(inner(grid), q).item();
   });
   const std::int64_t n = 1000;
   auto S = ts::random<double>({n}, 2) * 25.0 + 5.0;

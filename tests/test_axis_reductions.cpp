@@ -249,3 +249,35 @@ class UnfusedAxisReductionTest : public TesseraTest {
 };
 
 TEST_F(UnfusedAxisReductionTest, AlongEveryAxisFloat64) { check_all_axes<double>(8); }
+
+// A reduction along one axis is tiled with copies along the grid axis that cut it (every rank of a
+// grid row holds its row sums); a full reduction of it counts each element once, not once per copy.
+void reduce_row_sums(std::int64_t n, std::int64_t m) {
+  const auto h = host_values(n * m, 13);
+  auto a = ts::from_host<double>({n, m}, h);
+  std::vector<double> rows(n, 0.0);
+  for (std::int64_t i = 0; i < n * m; ++i) rows[i / m] += h[i];
+  double total = 0, top = rows[0];
+  std::int64_t at = 0, positive = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    total += rows[i];
+    positive += rows[i] > 0;
+    if (rows[i] > top) top = rows[i], at = i;
+  }
+  auto r = ts::sum(a, 1);
+  EXPECT_NEAR(ts::sum(r).item(), total, 1e-12);
+  EXPECT_NEAR(ts::mean(r * 1.0).item(), total / n, 1e-12);
+  EXPECT_NEAR(
+      ts::vdot(r, r).item(),
+      [&] {
+        double s = 0;
+        for (double x : rows) s += x * x;
+        return s;
+      }(),
+      1e-12);
+  EXPECT_EQ(ts::max(r).item(), top);
+  EXPECT_EQ(ts::argmax(r).item(), at);
+  EXPECT_EQ(ts::count_nonzero(r > 0.0).item(), positive);
+}
+TEST_F(TesseraTest, FullReductionOfCopiesCountsEachElementOnce) { reduce_row_sums(9, 7); }
+TEST_F(ColumnGridTest, FullReductionOfCopiesCountsEachElementOnce) { reduce_row_sums(5, 11); }

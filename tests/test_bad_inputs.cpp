@@ -90,7 +90,7 @@ TEST_F(TesseraTest, ZeroSizeArraysBehaveAsNumPy) {
     EXPECT_EQ(ts::prod(c).item(), 1.0);           // np.prod of empty: 1
     EXPECT_TRUE(std::isnan(ts::mean(c).item()));  // np.mean of empty: nan (RuntimeWarning)
     EXPECT_EQ(ts::norm(c).item(), 0.0);           // np.linalg.norm of empty: 0
-    EXPECT_EQ(ts::dot(c, o).item(), 0.0);         // np.vdot of empty: 0
+    EXPECT_EQ(ts::vdot(c, o).item(), 0.0);        // np.vdot of empty: 0
     EXPECT_EQ(ts::sum(c > 0.0).item(), 0);        // count of an empty mask
     c.assign(2.0);
     c += o;

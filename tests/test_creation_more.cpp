@@ -146,7 +146,8 @@ TEST(VdotAndDot, InnerProductOfAnyShapeAndMixedTypes) {
       auto a = ts::from_host<std::int32_t>(shape, ha);
       auto b = ts::from_host<float>(shape, hb);
       auto v = ts::vdot(a, b);  // int32 with float32: float64
-      auto d = ts::dot(a, b);   // the same today (DESIGN.md part two changes dot for 2-D operands)
+      // dot is the inner product of 1-D arrays (of 2-D ones it is matmul): vdot of the flattened arrays
+      auto d = ts::dot(ts::reshape(a, {n}), ts::reshape(b, {n}));
       static_assert(std::is_same_v<decltype(v), ts::Array<double>>);
       static_assert(std::is_same_v<decltype(d), ts::Array<double>>);
       double want = 0;

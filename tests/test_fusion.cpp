@@ -163,7 +163,7 @@ TEST_F(FusionTest, ConjugateGradientIterationIsThreeKernelsWithoutHostSync) {
   auto r = ts::copy(b);
   auto p = ts::copy(b);
   auto q = ts::zeros<double>({N, N});
-  auto rr = ts::dot(inner(r), inner(r));
+  auto rr = ts::vdot(inner(r), inner(r));
   const std::vector<double> bh = b.to_host();
   rt().flush();
 
@@ -173,10 +173,10 @@ TEST_F(FusionTest, ConjugateGradientIterationIsThreeKernelsWithoutHostSync) {
     inner(q).assign(4.0 * inner(p) - p(ts::slice(0, -2), ts::slice(1, -1)) -
                     p(ts::slice(2, ts::end), ts::slice(1, -1)) - p(ts::slice(1, -1), ts::slice(0, -2)) -
                     p(ts::slice(1, -1), ts::slice(2, ts::end)));
-    auto alpha = rr / ts::dot(inner(p), inner(q));
+    auto alpha = rr / ts::vdot(inner(p), inner(q));
     inner(x) += alpha * inner(p);
     inner(r) -= alpha * inner(q);
-    auto rr_new = ts::dot(inner(r), inner(r));
+    auto rr_new = ts::vdot(inner(r), inner(r));
     auto beta = rr_new / rr;
     inner(p).assign(inner(r) + beta * inner(p));
     rr = rr_new;

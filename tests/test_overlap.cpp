@@ -53,7 +53,7 @@ void laplacian_dot(ts::Runtime& rt, std::int64_t n, std::int64_t m, int iteratio
   reset_stats_now(rt);
   for (int it = 0; it < iterations; ++it) {
     auto ap = 4.0 * p(in, in) - p(lo, in) - p(hi, in) - p(in, lo) - p(in, hi);
-    const double got = ts::dot(p(in, in), ap).item();
+    const double got = ts::vdot(p(in, in), ap).item();
     p(in, in).assign(p(in, in) - 0.05 * ap);
 
     double want = 0.0;

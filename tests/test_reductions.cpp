@@ -68,7 +68,7 @@ TYPED_TEST(Reductions, AllKindsMatchHost) {
     auto mn = ts::min(a);
     auto mx = ts::max(a);
     auto me = ts::mean(a);
-    auto d = ts::dot(a, b);
+    auto d = ts::vdot(a, b);
     auto nr = ts::norm(a);
     static_assert(std::is_same_v<decltype(s), ts::Array<S>>);
     static_assert(std::is_same_v<decltype(pr), ts::Array<S>>);
@@ -156,12 +156,12 @@ TEST_F(TesseraTest, ZeroDimResultsFeedLaterOps) {
   for (int i = 0; i < 35; ++i) hs += ha[i], hd += ha[i] * hb[i], hmax = std::max(hmax, ha[i]);
   const double alpha_h = hs / hd;
 
-  auto alpha = ts::sum(a) / ts::dot(a, b);
+  auto alpha = ts::sum(a) / ts::vdot(a, b);
   static_assert(std::is_same_v<decltype(alpha), ts::Array<double>>);
   EXPECT_EQ(alpha.ndim(), 0);
   auto c = a * alpha;
   auto c2 = alpha * a + ts::max(a);
-  auto c3 = 1.0 - ts::sqrt(ts::dot(a, a)) / a;
+  auto c3 = 1.0 - ts::sqrt(ts::vdot(a, a)) / a;
   EXPECT_EQ(c.shape(), shape);
   EXPECT_EQ(c2.shape(), shape);
   std::vector<double> want_c, want_c2, want_c3;
@@ -199,7 +199,7 @@ TEST_F(TesseraTest, ZeroDimResultsFeedLaterOps) {
   std::vector<double> want_r;
   for (int i = 5; i < 30; ++i) want_r.push_back(th + hb[i]);
   EXPECT_TRUE(close(r.to_host(), want_r));
-  auto u = ts::dot(ts::cos(a), b);
+  auto u = ts::vdot(ts::cos(a), b);
   auto u2 = u - ts::max(a);
   u2 /= u;
   auto r2 = u2 + b(ts::all, ts::slice(1, -1));
@@ -230,7 +230,7 @@ TEST_F(TesseraTest, ConjugateGradientStyleLoop) {
   std::vector<double> hx(n, 0.0), hr = hb;
   for (int it = 0; it < 4; ++it) {
     auto q = diag * r;
-    auto alpha = ts::dot(r, r) / ts::dot(r, q);
+    auto alpha = ts::vdot(r, r) / ts::vdot(r, q);
     x += alpha * r;
     r -= alpha * q;
     double rr = 0, rq = 0;
@@ -267,7 +267,7 @@ TEST_F(TesseraTest, ReductionsOfViews) {
     EXPECT_EQ(ts::min(v).item(), lo);
     EXPECT_EQ(ts::max(v).item(), hi);
     EXPECT_NEAR(ts::norm(v).item(), std::sqrt(sq), 1e-12 * std::sqrt(sq));
-    EXPECT_NEAR(ts::dot(v, v).item(), sq, 1e-12 * sq);
+    EXPECT_NEAR(ts::vdot(v, v).item(), sq, 1e-12 * sq);
   }
   // dot of two differently offset views of the same array (needs data from neighbours).
   auto x = ts::from_host<double>({10}, test_values<double>(10, 4));

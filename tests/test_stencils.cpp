@@ -101,7 +101,7 @@ void cunumeric_stencil(ts::Runtime& rt, std::int64_t n, std::int64_t m, int iter
     for (std::int64_t j = 1; j < m - 1; ++j) sum += h(i, j), dot += h(i - 1, j) * h(i + 1, j);
   const double tol = 1e-12 * static_cast<double>(n * m);
   EXPECT_NEAR(ts::sum(center).item(), sum, tol);
-  EXPECT_NEAR(ts::dot(north, south).item(), dot, tol);
+  EXPECT_NEAR(ts::vdot(north, south).item(), dot, tol);
 }
 
 // The same stencils with the op window fused (halo exchanges then bound the fused groups).

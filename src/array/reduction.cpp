@@ -45,17 +45,7 @@ Tiling reduced_tiling(const ArrayRef& a, int axis, bool keepdims) {
     t.step[axis] = 1;
     return t;
   }
-  for (int d = axis; d + 1 < kMaxDims; ++d) {
-    t.cuts[d] = t.cuts[d + 1];
-    t.axis[d] = t.axis[d + 1];
-    t.offset[d] = t.offset[d + 1];
-    t.step[d] = t.step[d + 1];
-    t.extent[d] = t.extent[d + 1];
-  }
-  t.cuts[kMaxDims - 1] = nullptr;
-  t.extent[kMaxDims - 1] = 1;
-  t.ndim -= 1;
-  return t;
+  return dropped(t, axis);
 }
 
 }  // namespace

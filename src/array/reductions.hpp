@@ -81,12 +81,7 @@ Array<cpp_type_t<promote(dtype_v<A>, dtype_v<B>)>> vdot(const Array<A>& a, const
   return detail::inner_product("vdot", a, b);
 }
 
-// Today the same as vdot (NumPy's dot of 1-D arrays); DESIGN.md part two gives dot of 2-D
-// operands matmul's meaning, which it will get.
-template <class A, class B>
-Array<cpp_type_t<promote(dtype_v<A>, dtype_v<B>)>> dot(const Array<A>& a, const Array<B>& b) {
-  return detail::inner_product("dot", a, b);
-}
+// ts::dot (NumPy's dot: the inner product of 1-D arrays, matmul of 2-D ones) is in linalg/matmul.hpp.
 
 template <class T>
 Array<cpp_type_t<mean_result(dtype_v<T>)>> norm(const Array<T>& a) {

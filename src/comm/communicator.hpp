@@ -42,7 +42,8 @@ class Communicator {
     start_exchange(sends, receives);
     finish_exchange();
   }
-  // In place on `count` elements in MemSpace; int64 or float64 only (accumulator types); Sum and
+  // In place on `count` elements in MemSpace; int64 or float64 (accumulator types), or float32 (a
+  // task's partial sums: tasks/task_body.hpp's Reduce privilege); Sum and
   // Prod, and Min and Max of int64 (floating max and min propagate NaN as NumPy's: callers gather
   // and fold those themselves, fusion/reduction_finish.cpp).
   virtual void allreduce(void* data, int count, DType type, ReduceKind kind) = 0;

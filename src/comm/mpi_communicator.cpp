@@ -130,16 +130,17 @@ void MpiCommunicator::finish_exchange() {
 }
 
 void MpiCommunicator::allreduce(void* data, int count, DType type, ReduceKind kind) {
-  if (type != DType::Int64 && type != DType::Float64) fatal("allreduce supports int64 and float64 accumulators only");
-  const bool is_float = type == DType::Float64;
+  if (type != DType::Int64 && type != DType::Float64 && type != DType::Float32)
+    fatal("allreduce supports int64, float64 and float32 (a task's partial sums) only");
+  const bool is_float = type != DType::Int64;
   if (is_arg(kind) || (is_float && (kind == ReduceKind::Max || kind == ReduceKind::Min)))
     fatal("internal: allreduce of floating max/min or an arg kind (they are gathered and folded)");
-  MPI_Datatype dt = is_float ? MPI_DOUBLE : MPI_INT64_T;
+  MPI_Datatype dt = type == DType::Float64 ? MPI_DOUBLE : type == DType::Float32 ? MPI_FLOAT : MPI_INT64_T;
   MPI_Op op = kind == ReduceKind::Sum    ? MPI_SUM
               : kind == ReduceKind::Prod ? MPI_PROD
               : kind == ReduceKind::Max  ? MPI_MAX
                                          : MPI_MIN;
-  Message m{0, 0, static_cast<char*>(data), static_cast<std::size_t>(count) * 8};
+  Message m{0, 0, static_cast<char*>(data), static_cast<std::size_t>(count) * size_of(type)};
   Staging staging;
   char* p = staging.ptr(m, true);
   fence("tessera::allreduce: partial ready");

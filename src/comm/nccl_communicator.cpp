@@ -80,10 +80,10 @@ class NcclCommunicator final : public Communicator {
   }
 
   void allreduce(void* data, int count, DType type, ReduceKind kind) override {
-    const bool is_float = type == DType::Float64;
+    const bool is_float = type != DType::Int64;
     if (is_arg(kind) || (is_float && (kind == ReduceKind::Max || kind == ReduceKind::Min)))
       fatal("internal: allreduce of floating max/min or an arg kind (they are gathered and folded)");
-    const ncclDataType_t t = is_float ? ncclFloat64 : ncclInt64;
+    const ncclDataType_t t = type == DType::Float64 ? ncclFloat64 : type == DType::Float32 ? ncclFloat32 : ncclInt64;
     const ncclRedOp_t op = kind == ReduceKind::Sum    ? ncclSum
                            : kind == ReduceKind::Prod ? ncclProd
                            : kind == ReduceKind::Max  ? ncclMax

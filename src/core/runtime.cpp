@@ -260,11 +260,12 @@ std::ostream& operator<<(std::ostream& out, const Stats& s) {
              << " frame_copies=" << s.frame_copies << " halo_exchanges=" << s.halo_exchanges
              << " halo_bytes=" << s.halo_bytes << " halo_overlaps=" << s.halo_overlaps
              << " boundary_launches=" << s.boundary_launches << " redistributions=" << s.redistributions
-             << " redistribution_bytes=" << s.redistribution_bytes << " allreduces=" << s.allreduces
-             << " gathers=" << s.gathers << " stores_allocated=" << s.stores_allocated
-             << " bytes_accessed=" << s.bytes_accessed << " plan_cache_hits=" << s.plan_cache_hits
-             << " plan_cache_misses=" << s.plan_cache_misses << " kernel_cache_hits=" << s.kernel_cache_hits
-             << " kernel_disk_hits=" << s.kernel_disk_hits << " kernel_compiles=" << s.kernel_compiles;
+             << " redistribution_bytes=" << s.redistribution_bytes << " image_exchanges=" << s.image_exchanges
+             << " image_bytes=" << s.image_bytes << " allreduces=" << s.allreduces << " gathers=" << s.gathers
+             << " stores_allocated=" << s.stores_allocated << " bytes_accessed=" << s.bytes_accessed
+             << " plan_cache_hits=" << s.plan_cache_hits << " plan_cache_misses=" << s.plan_cache_misses
+             << " kernel_cache_hits=" << s.kernel_cache_hits << " kernel_disk_hits=" << s.kernel_disk_hits
+             << " kernel_compiles=" << s.kernel_compiles;
 }
 
 const char* name(DType t) {

@@ -17,6 +17,8 @@ struct Stats {
   std::int64_t boundary_launches = 0;     // kernels over boundary strips, after an overlapped exchange
   std::int64_t redistributions = 0;       // operands moved to a different tiling
   std::int64_t redistribution_bytes = 0;  // bytes received by redistributions
+  std::int64_t image_exchanges = 0;       // exchanges of the entries an image() constraint names (SpMV's x)
+  std::int64_t image_bytes = 0;           // bytes received by them
   std::int64_t allreduces = 0;            // reductions completed across ranks
   std::int64_t gathers = 0;               // to_host() calls
   std::int64_t stores_allocated = 0;      // device allocations: memory-pool misses, program images

@@ -58,6 +58,7 @@ std::uint64_t hash_task(const Task& t) {
   for (std::size_t k = 0; k < t.program.reduce_kinds.size(); ++k)
     h = fold(h, std::uint64_t(t.program.reduce_kinds[k]) << 1 | std::uint64_t(t.program.reduce_float[k]));
   h = fold(h, static_cast<std::uint64_t>(t.key) | static_cast<std::uint64_t>(t.program.reduce_dim + 2) << 32);
+  if (t.body) h = fold(h, t.body->signature());
   for (const Arg& a : t.args) {
     const Store& s = *a.store;
     h = fold(h, s.id() << 16 | std::uint64_t(s.dtype()) << 8 | std::uint64_t(a.view.ndim) << 2 |

@@ -1,13 +1,17 @@
 // The executor: classify each argument of a task against the launch domain (aligned, halo,
 // redistribution, replicated), redistribute what must move, start one grouped halo exchange for
 // all halo arguments, launch the kernel on the interior of the tile while the halos travel and on
-// the boundary strips once they have arrived, and complete reductions with an allreduce.
+// the boundary strips once they have arrived, and complete reductions with an allreduce. A task
+// with partition constraints (Launch::body, tasks/task_body.hpp) goes the same way: its bloat()
+// arguments are halos, its image() argument an exchange of its own, and its body runs on the
+// tile where the program would; its reduce privileges are summed across the grid slice after.
 
 #include <algorithm>
 #include <optional>
 #include <sstream>
 
 #include "tessera/comm/exchange.hpp"
+#include "tessera/comm/image_exchange.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/profiling.hpp"
 #include "tessera/core/runtime_state.hpp"
@@ -18,7 +22,7 @@
 namespace tessera::detail {
 namespace {
 
-enum class Access { Replicated, Aligned, Local, Halo, Redistributed };
+enum class Access { Replicated, Aligned, Local, Halo, Redistributed, Image };
 
 // Tile coordinates of dimension d of an ndim-array in the padded 3-D domain.
 int padded(int ndim, int d) { return 3 - ndim + d; }
@@ -66,6 +70,19 @@ std::string to_string(const Box& b) {
   return s.str();
 }
 
+// The ranks of this rank's slice of the grid axis that cuts launch dimension `dim` (nullptr if it
+// is not cut): those that computed other parts of the same outputs of a reduction along `dim`.
+Communicator* partners_along(const Tiling& launch, const ProcessGrid& grid, int dim) {
+  RuntimeState& rt = runtime();
+  if (!launch.cuts[dim] || grid.dim(launch.axis[dim]) == 1) return nullptr;
+  const int g = launch.axis[dim];
+  const Index3 c = grid.coords(rt.rank());
+  int color = 0;
+  for (int a = 0; a < grid.ndim(); ++a)
+    if (a != g) color = color * grid.dim(a) + static_cast<int>(c[a]);
+  return &rt.comm().slice(grid.ndim() * kMaxDims + g, color, static_cast<int>(c[g]));
+}
+
 // The ranks that hold other parts of a reduction's outputs: every rank for a full reduction over
 // a distributed domain; for one along view dimension `dim`, the ranks of this rank's slice of the
 // grid axis that cuts it (none if it is not cut).
@@ -74,14 +91,7 @@ Communicator* reduction_partners(const Launch& task, const Tiling& launch, const
   if (task.reductions.empty() || task.domain.store->ndim() == 0) return nullptr;  // 0-d: computed whole everywhere
   const int reduce_dim = task.program->reduce_dim;
   if (reduce_dim < 0) return &rt.comm();
-  const int dim = reduce_dim - (3 - launch.ndim);
-  if (!launch.cuts[dim] || grid.dim(launch.axis[dim]) == 1) return nullptr;
-  const int g = launch.axis[dim];
-  const Index3 c = grid.coords(rt.rank());
-  int color = 0;
-  for (int a = 0; a < grid.ndim(); ++a)
-    if (a != g) color = color * grid.dim(a) + static_cast<int>(c[a]);
-  return &rt.comm().slice(grid.ndim() * kMaxDims + g, color, static_cast<int>(c[g]));
+  return partners_along(launch, grid, reduce_dim - (3 - launch.ndim));
 }
 
 // A part of a launch domain (view coordinates of the key view) as the kernels see it.
@@ -132,6 +142,7 @@ struct Classified {
   Access access = Access::Aligned;
   Index3 lo{0, 0, 0}, hi{0, 0, 0};
   std::vector<Box> need;  // Redistributed: per rank, the store box it reads
+  Box buffer;             // Redistributed under bloat(): this rank's buffer, ghosts past the store included
 };
 
 Classified classify(const Arg& arg, const Tiling& launch, const ProcessGrid& grid, int nranks) {
@@ -202,6 +213,104 @@ Classified classify(const Arg& arg, const Tiling& launch, const ProcessGrid& gri
   return c;
 }
 
+// ---- Tasks with partition constraints (tasks/) ----
+
+// bloat(w): the argument is read over the tile grown by w cells on every side; ghost cells outside
+// the store are allocated (addressable) but unspecified. On one rank: the store's own ghost cells
+// (Local; `lo`/`hi` the allocation needed). A box view over the launch's cuts whose reach stays
+// within the neighbouring tiles: a halo of its shift plus w (Halo). Anything else: a
+// redistribution into a buffer covering the bloated tile.
+Classified classify_bloated(const Arg& arg, std::int64_t w, const Tiling& launch, const ProcessGrid& grid, int nranks,
+                            int me) {
+  Classified c;
+  const Store& s = *arg.store;
+  const Index3 wide{w, w, w};
+  const Box tile = launch.tile(grid.coords(me));
+  const Box reach = arg.view.bounds(bloat(tile, wide, wide));
+  if (nranks == 1) {
+    c.access = Access::Local;
+    for (int k = 0; k < s.ndim() && !tile.empty(); ++k) {
+      c.lo[k] = std::max<std::int64_t>(0, s.owned().lo[k] - reach.lo[k]);
+      c.hi[k] = std::max<std::int64_t>(0, reach.hi[k] - s.owned().hi[k]);
+    }
+    return c;
+  }
+  const std::optional<Tiling> t = induced(s.tiling(), arg.view);
+  bool in_place = t && arg.view.is_box() && t->same_cuts(launch);
+  for (int d = 0; d < launch.ndim && in_place; ++d) {
+    c.lo[d] = c.hi[d] = w;  // past the store where the dimension is not cut: allocated only
+    if (!t->cuts[d]) continue;
+    const std::int64_t shift = t->offset[d] - launch.offset[d];
+    c.lo[d] += std::max<std::int64_t>(0, -shift);
+    c.hi[d] += std::max<std::int64_t>(0, shift);
+    in_place = t->step[d] == 1 && std::max(c.lo[d], c.hi[d]) <= t->cuts[d]->min_nonempty_width;
+  }
+  if (in_place) {
+    c.access = Access::Halo;
+    return c;
+  }
+  c = Classified{};
+  c.access = Access::Redistributed;
+  c.need.resize(nranks);
+  for (int r = 0; r < nranks; ++r) {
+    const Box part = launch.tile(grid.coords(r));
+    c.need[r] = part.empty() ? arg.view.bounds(part) : intersect(arg.view.bounds(bloat(part, wide, wide)), s.full());
+  }
+  c.buffer = tile.empty() ? c.need[me] : reach;
+  return c;
+}
+
+// Where the body finds argument i's part of the tile (TileArg, tasks/task_body.hpp).
+TileArg tile_arg(const Arg& arg, Access access, char* base, const Layout& layout, const Box& tile, std::int64_t w) {
+  TileArg t;
+  const Store& s = *arg.store;
+  t.dtype = s.dtype();
+  const int esize = size_of(s.dtype());
+  if (access == Access::Replicated) {
+    t.data = base;
+    t.extent = {1, 1, 1};
+  } else if (access == Access::Image) {
+    t.data = base ? base + layout.offset(s.owned().lo) * esize : nullptr;
+    t.stride[0] = 1;
+    t.extent[0] = s.owned().extent(0);
+  } else {
+    for (int d = 0; d < arg.view.ndim; ++d) t.extent[d] = tile.extent(d);
+    if (tile.empty() || !base) return t;
+    const Accessor a = accessor_for(base, layout, arg.view, tile.lo);
+    t.data = base + a.origin * esize;
+    for (int d = 0; d < arg.view.ndim; ++d) t.stride[d] = a.stride[padded(arg.view.ndim, d)];
+    t.ghosts = w;
+  }
+  return t;
+}
+
+// A reduce privilege: the argument's tile starts at zero (so a rank with nothing to add adds
+// nothing), every rank adds its contribution to its copy, and the ranks that share it (the grid
+// slice along the launch dimension its view is stretched over) sum them in place.
+void zero_contribution(const Arg& arg, const std::string& label) {
+  Store& s = *arg.store;
+  if (s.allocated() != s.owned()) raise("internal: ", label, " reduces into a store with ghost cells");
+  const std::size_t bytes = static_cast<std::size_t>(s.owned().volume()) * size_of(s.dtype());
+  Kokkos::deep_copy(ExecSpace(), Kokkos::View<char*, MemSpace, Kokkos::MemoryUnmanaged>(s.data(), bytes), char(0));
+}
+
+void sum_contributions(const Arg& arg, const Tiling& launch, const ProcessGrid& grid, const std::string& label) {
+  RuntimeState& rt = runtime();
+  Communicator* across = nullptr;
+  for (int d = 0; d < launch.ndim; ++d) {
+    if (arg.view.moved_by(d) >= 0 || arg.view.extent[d] <= 1) continue;
+    if (Communicator* c = partners_along(launch, grid, d)) {
+      if (across) raise("internal: ", label, " reduces an argument across more than one grid axis");
+      across = c;
+    }
+  }
+  if (!across) return;
+  Store& s = *arg.store;
+  ScopedRegion region(region_label("tessera::allreduce[", label));
+  across->allreduce(s.data(), static_cast<int>(s.owned().volume()), s.dtype(), ReduceKind::Sum);
+  rt.stats().allreduces++;
+}
+
 }  // namespace
 
 ExecReport execute(const Launch& task) {
@@ -224,6 +333,9 @@ ExecReport execute(const Launch& task) {
   std::vector<Kokkos::View<char*, MemSpace>> temporaries(nargs);
   std::vector<Box> redistributed(nargs);  // the store box a temporary holds
   std::vector<FetchRequest> moves;
+  const TaskBody* body = task.body;
+  std::vector<std::int64_t> ghosts(nargs, 0);  // bloat() widths
+  int image_arg = -1;
 
   for (std::size_t i = 0; i < nargs; ++i) {
     const Arg& arg = task.args[i];
@@ -232,12 +344,22 @@ ExecReport execute(const Launch& task) {
       access[i] = Access::Replicated;
       continue;
     }
+    if (body && body->constraint(static_cast<int>(i)).image()) {
+      if (image_arg >= 0) raise("internal: ", *task.label, " has two image() arguments");
+      access[i] = Access::Image;
+      image_arg = static_cast<int>(i);
+      continue;
+    }
     if (arg.view.ndim != ndim || arg.view.extent != key.view.extent)
       raise("internal: argument ", i, " of ", *task.label, " has view ", arg.view, " but the domain is ", key.view);
-    Classified c = classify(arg, launch, grid, rt.size());
+    ghosts[i] = body ? body->constraint(static_cast<int>(i)).bloat() : 0;
+    Classified c = ghosts[i] > 0 ? classify_bloated(arg, ghosts[i], launch, grid, rt.size(), rt.rank())
+                                 : classify(arg, launch, grid, rt.size());
     access[i] = c.access;
-    if (c.access != Access::Aligned && arg.written)
+    const bool reduced = body && body->privilege(static_cast<int>(i)) == Privilege::Reduce;
+    if (arg.written && !(c.access == Access::Aligned || (reduced && c.access == Access::Local)))
       raise("internal: ", *task.label, " writes argument ", i, " through a view not aligned with its domain");
+    if (ghosts[i] > 0 && c.access == Access::Local) s.ensure_ghosts(c.lo, c.hi);
     if (c.access == Access::Halo) {
       auto it = std::find_if(halos.begin(), halos.end(), [&](const FetchRequest& r) { return r.store == &s; });
       if (it == halos.end()) {
@@ -249,7 +371,7 @@ ExecReport execute(const Launch& task) {
           w.first[d] = std::max(w.first[d], c.lo[d]), w.second[d] = std::max(w.second[d], c.hi[d]);
       }
     } else if (c.access == Access::Redistributed) {
-      redistributed[i] = c.need[rt.rank()];
+      redistributed[i] = ghosts[i] > 0 ? c.buffer : c.need[rt.rank()];
       temporaries[i] = allocate(static_cast<std::size_t>(redistributed[i].volume()) * size_of(s.dtype()),
                                 "tessera::redistribute", false);
       moves.push_back(FetchRequest{&s, std::move(c.need), temporaries[i].data(), Layout::row_major(redistributed[i]),
@@ -295,7 +417,7 @@ ExecReport execute(const Launch& task) {
   const Box inside = interior(tile, task, access, exchange);
   // Reductions along a dimension write each output once, from a launch over the whole tile.
   const bool along = !task.reductions.empty() && task.program->reduce_dim >= 0;
-  const bool overlap = !exchange.empty() && rt.config().overlap && !inside.empty() && !along;
+  const bool overlap = !exchange.empty() && rt.config().overlap && !inside.empty() && !along && !body;
   std::optional<Fetch> halo_fetch;
   if (!exchange.empty()) {
     report.halo_stores = static_cast<int>(exchange.size());
@@ -368,6 +490,50 @@ ExecReport execute(const Launch& task) {
     partials_buffer = allocate(sizeof(Accumulators), "tessera::partials", false);
     target.partials = PartialsView(reinterpret_cast<Accumulators*>(partials_buffer.data()));
   }
+  // A task's body: its halos complete first; an image exchange runs behind the body's Owned phase
+  // where the body splits.
+  std::optional<ImageFetch> image_fetch;
+  Kokkos::View<char*, MemSpace> image_buffer;
+  const auto run_body = [&] {
+    if (halo_fetch) report.halo_bytes = halo_fetch->finish();
+    if (image_arg >= 0 && rt.size() > 1) {  // one rank owns every entry
+      const ImagePlan& plan = *body->constraint(image_arg).image();
+      Store& x = *task.args[image_arg].store;
+      image_buffer = allocate(static_cast<std::size_t>(plan.ghosts) * size_of(x.dtype()), "tessera::image", false);
+      image_fetch.emplace(rt.comm(), plan, x, image_buffer.data(), region_label("tessera::image[", *task.label));
+    }
+    for (std::size_t i = 0; i < nargs; ++i)
+      if (body->privilege(static_cast<int>(i)) == Privilege::Reduce) zero_contribution(task.args[i], *task.label);
+    TileContext context;
+    context.tile = tile;
+    context.shape = key.view.extent;
+    for (std::size_t i = 0; i < nargs; ++i) {
+      context.args.push_back(tile_arg(task.args[i], access[i], base[i], layout[i], tile, ghosts[i]));
+      if (access[i] == Access::Image) {
+        context.args.back().image = image_buffer.data();
+        context.args.back().image_count = body->constraint(static_cast<int>(i)).image()->ghosts;
+      }
+    }
+    ScopedRegion region(*task.label);
+    if (image_fetch && body->splits()) {
+      context.phase = TileContext::Phase::Owned;
+      body->run(context);
+      report.image_bytes = image_fetch->finish();
+      context.phase = TileContext::Phase::Ghosts;
+      body->run(context);
+    } else {
+      if (image_fetch) report.image_bytes = image_fetch->finish();
+      body->run(context);
+    }
+    if (image_fetch) {
+      rt.stats().image_exchanges++;
+      rt.stats().image_bytes += report.image_bytes;
+    }
+    recycle(std::move(image_buffer));
+    for (std::size_t i = 0; i < nargs; ++i)
+      if (body->privilege(static_cast<int>(i)) == Privilege::Reduce)
+        sum_contributions(task.args[i], launch, grid, *task.label);
+  };
   bool launched = false;
   const auto run = [&](const Box& part, const std::string& label) {
     if (task.reductions.empty() || !launched) {
@@ -382,7 +548,9 @@ ExecReport execute(const Launch& task) {
     }
     launched = true;
   };
-  if (overlap) {
+  if (body) {
+    run_body();
+  } else if (overlap) {
     // The interior reads no fetched cell: it runs while the messages travel; the strips around it
     // run once they have arrived.
     run(inside, *task.label);
@@ -408,11 +576,13 @@ ExecReport execute(const Launch& task) {
   rt.stats().bytes_accessed += bytes;
   for (const Arg& arg : task.args)
     if (arg.written && !arg.renamed) arg.store->mark_written();  // a renamed one was adopted
-  if (rt.logging(LogTopic::Exec)) rt.log(LogTopic::Exec, *task.label + ": " + task.program->describe());
+  if (rt.logging(LogTopic::Exec))
+    rt.log(LogTopic::Exec, *task.label + ": " + (body ? std::string("a task's body") : task.program->describe()));
   for (auto& t : temporaries) recycle(std::move(t));
   if (!task.reductions.empty())
     finish_reductions(task, reinterpret_cast<Value*>(partials_buffer.data()), outputs,
-                      reduction_partners(task, launch, grid));
+                      reduction_partners(task, launch, grid),
+                      along || launch.primary(grid.coords(rt.rank()), grid.ndim()));
   recycle(std::move(partials_buffer));
   recycle(std::move(part_buffer));
   return report;
@@ -426,7 +596,7 @@ namespace {
 std::optional<BatchLaunch> batch_part(const Launch& task, std::int64_t& bytes) {
   RuntimeState& rt = runtime();
   const std::optional<Tiling> launch = induced(task.domain.store->tiling(), task.domain.view);
-  if (!launch || !task.reductions.empty()) return std::nullopt;
+  if (!launch || !task.reductions.empty() || task.body) return std::nullopt;
   const ProcessGrid& grid = rt.grid(launch->grid);
   const Box tile = launch->tile(grid.coords(rt.rank()));
   BatchLaunch part{task.program, {}, domain_over(tile, task.domain.view)};

@@ -32,6 +32,9 @@ struct PlannedGroup {
   std::vector<PlannedReduction> reductions;
   std::string label;    // tessera::fused[...]
   std::string explain;  // one line for TESSERA_LOG=fusion
+  // A task with partition constraints (tasks/task_body.hpp): the window op whose body runs, taken
+  // from the window being executed (a cached plan replays another window's ops); -1: the program.
+  int task_op = -1;
 };
 
 struct Plan {

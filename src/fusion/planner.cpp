@@ -17,6 +17,9 @@
 // Elementwise ops whose result is a temporary are rematerialized the same way (recomputed inside
 // each consumer, never stored) when their inputs do not change before the consumers run and the
 // byte model says recomputing reads less than storing and loading the result.
+// A task with partition constraints (a product, an SpMV, a kernel of the user's own: Task::body)
+// is a group of its own, whose arguments are all kernel arguments: nothing it touches lives in
+// registers, nothing it reads is recomputed inside it.
 
 #include <algorithm>
 #include <map>
@@ -84,6 +87,7 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
       oh = mix64(oh, static_cast<std::uint64_t>(t.program.reduce_kinds[k]) * 2 + t.program.reduce_float[k]);
     oh = mix64(oh, static_cast<std::uint64_t>(t.key) | static_cast<std::uint64_t>(t.program.reduce_dim + 2) << 32);
     for (const char c : t.label) oh = mix64(oh, static_cast<unsigned char>(c));
+    if (t.body) oh = mix64(oh, t.body->signature());
     for (const Arg& a : t.args) {
       const Tiling& tl = a.store->tiling();
       oh = mix64(oh, static_cast<std::uint64_t>(a.store->dtype()) | std::uint64_t(a.written) << 8 |
@@ -195,6 +199,7 @@ class Planner {
       loads_[i].assign(t.args.size(), false);
       for (const Instr& in : t.program.code)
         if (in.op == OpCode::Load) loads_[i][in.a] = true;
+      for (std::size_t a = 0; t.body && a < t.args.size(); ++a) loads_[i][a] = t.body->reads(static_cast<int>(a));
       for (std::size_t a = 0; a < t.args.size(); ++a) {
         const int s = w_.arg_store[i][a];
         if (t.args[a].written) last_write_[s] = i, writers_[s].push_back(i);
@@ -205,7 +210,7 @@ class Planner {
     }
     for (int i = 0; i < n_; ++i) {
       const Task& t = ops_[i];
-      if (!t.reductions.empty()) continue;
+      if (!t.reductions.empty() || t.body) continue;
       if (!is_scalar_domain(t)) {
         if (rematerialize(i)) {
           floating_[i] = true;
@@ -225,12 +230,19 @@ class Planner {
           ok = false;  // an input changes later in the window: recomputing it later would be wrong
         }
       }
-      // Recomputing the op inside its readers is only right while its result is not overwritten.
-      if (ok && written == 1 && last_write_[out] == i) {
+      // Recomputing the op inside its readers is only right while its result is not overwritten
+      // (and a task's body has no registers to recompute it in).
+      if (ok && written == 1 && last_write_[out] == i && !read_by_task(out)) {
         floating_[i] = true;
         producer_[out] = i;
       }
     }
+  }
+
+  bool read_by_task(int store) const {
+    for (int r : readers_[store])
+      if (ops_[r].body) return true;
+    return false;
   }
 
   // Rules 2 and 3 compare the views a group reads and writes a store through: two different
@@ -261,7 +273,7 @@ class Planner {
   // achieve that stops being flexible, and the window is grouped again.
   bool flexible(int i) const {
     const Task& t = ops_[i];
-    if (floating_[i] || !t.reductions.empty() || is_scalar_domain(t)) return false;
+    if (floating_[i] || !t.reductions.empty() || is_scalar_domain(t) || t.body) return false;
     bool writes = false;
     for (std::size_t a = 0; a < t.args.size(); ++a) {
       if (!t.args[a].written) continue;
@@ -271,7 +283,7 @@ class Planner {
           t.args[a].view != store.whole())
         return false;
       for (int r : readers_[s]) {
-        if (r <= i) return false;
+        if (r <= i || ops_[r].body) return false;  // a task reads it where its own tiling puts it
         for (std::size_t b = 0; b < ops_[r].args.size(); ++b)
           if (w_.arg_store[r][b] == s && ops_[r].args[b].view != store.whole()) return false;
       }
@@ -363,6 +375,7 @@ class Planner {
     const Store& o = *w_.stores[out];
     const double out_bytes = static_cast<double>(o.full().volume()) * size_of(o.dtype());
     double stored = out_bytes, recomputed = 0;
+    if (read_by_task(out)) return false;
     for (int j : readers_[out]) {
       std::set<int> read_by_j;
       for (std::size_t a = 0; a < ops_[j].args.size(); ++a) {
@@ -468,6 +481,13 @@ class Planner {
         loop_boundary = i;
       if (floating_[i]) continue;
       const Task& t = ops_[i];
+      if (t.body) {
+        close("op " + std::to_string(i) + " (" + short_name(t.label) +
+              ") is a task with partition constraints, a group of its own");
+        current.ops.push_back(i);
+        close("a task with partition constraints runs alone");
+        continue;
+      }
       const bool scalar = is_scalar_domain(t);
       const Tiling tiling = scalar ? Tiling{} : launch_of(i);
       std::vector<ViewKey> reads_i;
@@ -759,6 +779,7 @@ class Planner {
   }
 
   PlannedGroup build_group(const Group& group) {
+    if (ops_[group.ops.front()].body) return build_task(group);
     Builder b;
     const Task& first = ops_[group.ops.front()];
     for (int i : group.ops) emit(b, i, &group);
@@ -811,7 +832,8 @@ class Planner {
   // stored its result for a later kernel to load: the fusion log calls such an op rematerialized.
   bool could_join(const Group& g, int i) const {
     const Task& head = ops_[g.ops.front()];
-    if (is_scalar_domain(head) || !launch_tiling(ops_[i].args[ops_[i].key]).aligned(launch_tiling(head.args[head.key])))
+    if (head.body || is_scalar_domain(head) ||
+        !launch_tiling(ops_[i].args[ops_[i].key]).aligned(launch_tiling(head.args[head.key])))
       return false;
     std::vector<ViewKey> reads_i;
     effective_reads(i, reads_i);
@@ -835,6 +857,25 @@ class Planner {
       label += (k ? "," : "") + short_name(ops_[group[k]].label);
     if (group.size() > kShown) label += ",...+" + std::to_string(group.size() - kShown);
     return label + "]";
+  }
+
+  // A task with partition constraints: its arguments as they are (its body reads and writes
+  // memory), its body taken from the window being executed (PlannedGroup::task_op).
+  PlannedGroup build_task(const Group& group) {
+    const int i = group.ops.front();
+    const Task& t = ops_[i];
+    PlannedGroup g;
+    std::vector<ArgView> views;
+    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      g.args.push_back({w_.arg_store[i][a], t.args[a].view, t.args[a].written, false});
+      views.push_back({t.args[a].store.get(), t.args[a].view});
+    }
+    g.domain = {w_.arg_store[i][t.key], t.args[t.key].view, false};
+    g.label = t.label;
+    g.task_op = i;
+    g.explain = "task op " + std::to_string(i) + " (" + short_name(t.label) + "): " + t.body->describe(views) +
+                " | ended: " + group.reason;
+    return g;
   }
 
   PlannedGroup build_scalar(int i) {

@@ -86,10 +86,22 @@ void finalize_slot(const ReductionOut& r, ReduceSlot s, const Value* values, std
   out.mark_written();
 }
 
+// The partials of a rank whose tile is a copy that does not count become identities.
+void reset_to_identity(const Program& program, Value* partials, std::int64_t count) {
+  for (std::size_t k = 0; k < program.reduce_kinds.size(); ++k) {
+    const ReduceSlot s{program.reduce_kinds[k], program.reduce_float[k]};
+    Value* slot = partials + 2 * static_cast<std::int64_t>(k) * count;
+    Kokkos::parallel_for(
+        "tessera::reduce[identity]", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, count),
+        KOKKOS_LAMBDA(std::int64_t e) { reduce_identity(slot[e], slot[count + e], s); });
+  }
+}
+
 }  // namespace
 
-void finish_reductions(const Launch& launch, Value* partials, std::int64_t count, Communicator* across) {
+void finish_reductions(const Launch& launch, Value* partials, std::int64_t count, Communicator* across, bool counted) {
   const Program& program = *launch.program;
+  if (across && !counted) reset_to_identity(program, partials, count);
   if (across) combine_across(*across, program, partials, count);
   for (std::size_t k = 0; k < launch.reductions.size(); ++k)
     finalize_slot(launch.reductions[k], {program.reduce_kinds[k], program.reduce_float[k]},

@@ -18,6 +18,9 @@
 
 namespace tessera::detail {
 
-void finish_reductions(const Launch& launch, Value* partials, std::int64_t count, Communicator* across);
+// `counted`: whether this rank's partials count. Where the launch tiling holds copies (a full
+// reduction of a matrix's row sums on a 2 x 2 grid), only the primary copy's do: the others
+// contribute identities, so that each element is reduced once.
+void finish_reductions(const Launch& launch, Value* partials, std::int64_t count, Communicator* across, bool counted);
 
 }  // namespace tessera::detail

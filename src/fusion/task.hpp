@@ -1,7 +1,9 @@
 #pragma once
 // Task: what the executor runs — a program, the deduplicated stores it touches (each through one
 // view) and the launch domain. An eager op is a task of one op; a fused group is a task of many.
-// The executor does not know which.
+// The executor does not know which. A task beyond elementwise (a product, an SpMV, a kernel of the
+// user's own) carries a body with partition constraints instead of a program (tasks/task_body.hpp):
+// the planner gives it a group of its own, the executor runs it like any group.
 
 #include <memory>
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "tessera/array/store.hpp"
 #include "tessera/fusion/program.hpp"
+#include "tessera/tasks/task_body.hpp"
 
 namespace tessera::detail {
 
@@ -38,6 +41,7 @@ struct Task {
   int key = 0;  // the argument whose view is the launch domain
   std::vector<ReductionOut> reductions;
   std::string label;
+  std::shared_ptr<const TaskBody> body;  // instead of `program` (empty then)
 };
 
 // What the executor runs. The domain is a view used for its geometry only (never read or
@@ -48,6 +52,7 @@ struct Launch {
   Arg domain;
   std::vector<ReductionOut> reductions;
   const std::string* label = nullptr;
+  const TaskBody* body = nullptr;  // runs on the tile instead of the program (tasks/task_body.hpp)
 };
 
 // What an execution moved, for logs.
@@ -55,7 +60,8 @@ struct ExecReport {
   int halo_stores = 0;
   std::int64_t halo_bytes = 0;
   int redistributions = 0;
-  bool batched = false;  // ran in a kernel with other launches
+  bool batched = false;          // ran in a kernel with other launches
+  std::int64_t image_bytes = 0;  // received by image() constraints
 };
 
 ExecReport execute(const Launch& launch);
@@ -63,7 +69,7 @@ ExecReport execute(const Launch& launch);
 // renamed buffer or reduction go as one kernel each; the others on their own.
 std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches);
 inline ExecReport execute(const Task& task) {
-  return execute(Launch{&task.program, task.args, task.args[task.key], task.reductions, &task.label});
+  return execute(Launch{&task.program, task.args, task.args[task.key], task.reductions, &task.label, task.body.get()});
 }
 
 }  // namespace tessera::detail

@@ -57,7 +57,7 @@ void Window::run(bool everything, FlushKind kind) {
   std::vector<Task> done = std::move(ops_);
   ops_.clear();
   for (int i : plan.kept) ops_.push_back(std::move(done[i]));
-  execute_plan(plan, window);
+  execute_plan(plan, window, done);
 }
 
 namespace {
@@ -67,7 +67,9 @@ namespace {
 // a launch costs more than their work. Groups over one domain were cut by a rule and stay apart.
 constexpr std::int64_t kBatchElements = std::int64_t(1) << 15;
 
-bool batchable(const PlannedGroup& g) { return g.reductions.empty() && g.domain.view.volume() <= kBatchElements; }
+bool batchable(const PlannedGroup& g) {
+  return g.task_op < 0 && g.reductions.empty() && g.domain.view.volume() <= kBatchElements;
+}
 
 bool same_domain(const PlannedGroup& a, const PlannedGroup& b, const CanonicalWindow& w) {
   const std::optional<Tiling> ta = induced(w.stores[a.domain.store]->tiling(), a.domain.view);
@@ -77,12 +79,13 @@ bool same_domain(const PlannedGroup& a, const PlannedGroup& b, const CanonicalWi
 
 }  // namespace
 
-void Window::execute_plan(const Plan& plan, const CanonicalWindow& window) {
+void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const std::vector<Task>& ops) {
   RuntimeState& rt = runtime();
   const auto launch_of = [&](const PlannedGroup& g) {
     Launch launch;
     launch.program = &g.program;
     launch.label = &g.label;
+    if (g.task_op >= 0) launch.body = ops[g.task_op].body.get();
     launch.args.reserve(g.args.size());
     for (const PlannedArg& a : g.args)
       launch.args.push_back(Arg{window.stores[a.store], a.view, a.written, false, a.renamed});
@@ -112,6 +115,9 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window) {
                                    " | halos exchanged: " + std::to_string(report.halo_stores) + " store(s), " +
                                    std::to_string(report.halo_bytes) +
                                    " bytes received | redistributed: " + std::to_string(report.redistributions) +
+                                   (report.image_bytes ? " | image: " + std::to_string(report.image_bytes) +
+                                                             " bytes received"
+                                                       : std::string()) +
                                    (report.batched ? " | batched: one kernel with the small groups beside it" : ""));
     }
     i = j;
@@ -124,6 +130,7 @@ namespace {
 // an operand not aligned with the launch domain (a halo or a redistribution).
 bool may_communicate(const Task& t, int ranks) {
   if (ranks == 1) return false;
+  if (t.body) return true;  // its constraints move data, its reduce privileges allreduce
   const Arg& key = t.args[t.key];
   if (!t.reductions.empty() && key.store->ndim() > 0) return true;  // a 0-d domain is computed whole everywhere
   const std::optional<Tiling> launch = induced(key.store->tiling(), key.view);

@@ -25,7 +25,7 @@ class Window {
 
  private:
   void run(bool everything, FlushKind kind);
-  void execute_plan(const Plan& plan, const CanonicalWindow& window);
+  void execute_plan(const Plan& plan, const CanonicalWindow& window, const std::vector<Task>& ops);
 
   static constexpr int kMaxCapacity = 4096;
   // How long a rank leaving by an exception waits for the others to do the same (they throw at

@@ -447,8 +447,8 @@ bool jit_supports(const Program&, int nargs) { return nargs <= kMaxArgs; }
 // an SM holds fewer blocks; past 255 values spill to local memory.
 // Where it pays: short programs, which are memory-bound. Measured on an H200 (float64, loads
 // first, device time per kernel for E = 1 / 2 / 4): the 5-point stencil (12 instructions, 3
-// registers) 1.561 / 1.311 / 1.378 ms; CG's update of x and r with dot(r, r) 1.106 / 1.046 /
-// 1.014, its dot(p, A p) 0.316 / 0.251 / 0.250, its update of p 0.460 / 0.402 / 0.399;
+// registers) 1.561 / 1.311 / 1.378 ms; CG's update of x and r with vdot(r, r) 1.106 / 1.046 /
+// 1.014, its vdot(p, A p) 0.316 / 0.251 / 0.250, its update of p 0.460 / 0.402 / 0.399;
 // Black-Scholes (104 instructions with exp, log, sqrt and divisions, 13 registers:
 // compute-bound) 2.029 / 2.090 / 3.300. Hence: short programs 2 elements, 4 when they reduce (a
 // reducing block also combines its partial values: more elements share that cost), medium ones

@@ -114,6 +114,24 @@ bool Tiling::primary(const Index3& grid_coords, int grid_ndim) const {
   return true;
 }
 
+Tiling dropped(const Tiling& in, int dim) {
+  Tiling t = in;
+  for (int d = dim; d + 1 < kMaxDims; ++d) {
+    t.cuts[d] = t.cuts[d + 1];
+    t.axis[d] = t.axis[d + 1];
+    t.offset[d] = t.offset[d + 1];
+    t.step[d] = t.step[d + 1];
+    t.extent[d] = t.extent[d + 1];
+  }
+  t.cuts[kMaxDims - 1] = nullptr;
+  t.axis[kMaxDims - 1] = kMaxDims - 1;
+  t.offset[kMaxDims - 1] = 0;
+  t.step[kMaxDims - 1] = 1;
+  t.extent[kMaxDims - 1] = 1;
+  t.ndim -= 1;
+  return t;
+}
+
 Tiling balanced(const std::vector<std::int64_t>& shape, const std::array<int, kMaxDims>& grid_dims) {
   Tiling t;
   t.ndim = static_cast<int>(shape.size());

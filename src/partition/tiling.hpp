@@ -66,6 +66,10 @@ struct Tiling {
   bool primary(const Index3& grid_coords, int grid_ndim) const;
 };
 
+// The tiling without dimension `dim`: a reduction's result along it, a matvec's. The grid axis that
+// cut it cuts nothing then, and holds copies.
+Tiling dropped(const Tiling& t, int dim);
+
 // The balanced tiling of a shape over the process grid of its dimensionality.
 Tiling balanced(const std::vector<std::int64_t>& shape, const std::array<int, kMaxDims>& grid_dims);
 

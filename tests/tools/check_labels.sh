@@ -52,11 +52,12 @@ check_run() {
     fi
     local want
     for want in "for $kernel" "reduce tessera::reduce[" "region $halo" "region tessera::redistribute[" \
-      "region tessera::allreduce[sum]" "region tessera::allreduce[max]" "region tessera::gather"; do
+      "region tessera::allreduce[sum]" "region tessera::allreduce[max]" "region tessera::gather" \
+      "region tessera::local_task[relax]" "for labels_app::relax"; do
       has "$f" "$want" || fail "$mode rank $r: no '$want...' in $f"
     done
     local unlabeled
-    unlabeled=$(awk '($1 == "for" || $1 == "reduce" || $1 == "scan") && $2 !~ /^(tessera|Kokkos)::/' "$f")
+    unlabeled=$(awk '($1 == "for" || $1 == "reduce" || $1 == "scan") && $2 !~ /^(tessera|Kokkos|labels_app)::/' "$f")
     [[ -z $unlabeled ]] || fail "$mode rank $r: kernels without a tessera:: or Kokkos:: label:"$'\n'"$unlabeled"
     grep -Eq '^finalize pushed=([0-9]+) popped=\1$' "$f" ||
       fail "$mode rank $r: regions not balanced or tool not finalized: $(grep '^finalize' "$f" || echo 'no finalize line')"

@@ -1,0 +1,126 @@
+// The SpMV task, y = A x: y aligned with the matrix's rows, x under an image() constraint (the
+// entries its rows reference off-rank, gathered into a ghost buffer). The body splits as
+// MatMult_MPIAIJ: the owned block while the image travels, the ghost block once it has arrived.
+// And diag(A), a task that copies each rank's diagonal into its tile.
+
+#include "tessera/array/store_factory.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/window.hpp"
+#include "tessera/sparse/csr.hpp"
+#include "tessera/sparse/csr_data.hpp"
+
+namespace tessera::detail {
+namespace {
+
+// y[i] (+)= sum over row i of block b of val * x[col]; generated code on every backend (cuSPARSE
+// on GPUs is measured against it later: docs/LINALG.md).
+template <class T>
+void block_product(const CsrBlock& b, std::int64_t rows, const T* x, T* y, bool accumulate, const char* label) {
+  if (rows == 0) return;
+  const auto ptr = b.ptr, col = b.col;
+  const T* val = reinterpret_cast<const T*>(b.val.data());
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, rows), KOKKOS_LAMBDA(std::int64_t i) {
+        T s = accumulate ? y[i] : T(0);
+        for (std::int64_t k = ptr(i); k < ptr(i + 1); ++k) s += val[k] * x[col(k)];
+        y[i] = s;
+      });
+}
+
+template <class T>
+void copy_diagonal(const Kokkos::View<char*, MemSpace>& diagonal, std::int64_t rows, T* out) {
+  if (rows == 0) return;
+  const T* d = reinterpret_cast<const T*>(diagonal.data());
+  Kokkos::parallel_for(
+      "tessera::csr[diagonal]", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, rows),
+      KOKKOS_LAMBDA(std::int64_t i) { out[i] = d[i]; });
+}
+
+class SpmvBody final : public TaskBody {
+ public:
+  explicit SpmvBody(std::shared_ptr<const CsrData> a)
+      : TaskBody({{Privilege::Write, align()}, {Privilege::Read, image(a->image)}}), a_(std::move(a)) {}
+  bool splits() const override { return true; }
+  void run(const TileContext& c) const override {
+    if (a_->type == DType::Float32)
+      run_typed<float>(c);
+    else
+      run_typed<double>(c);
+  }
+
+ private:
+  template <class T>
+  void run_typed(const TileContext& c) const {
+    T* y = reinterpret_cast<T*>(c.args[0].data);
+    const TileArg& x = c.args[1];
+    using Phase = TileContext::Phase;
+    if (c.phase != Phase::Ghosts)
+      block_product(a_->owned, a_->local_rows, reinterpret_cast<const T*>(x.data), y, false, "tessera::spmv[owned]");
+    if (c.phase != Phase::Owned)
+      block_product(a_->ghost, a_->local_rows, reinterpret_cast<const T*>(x.image), y, true, "tessera::spmv[ghosts]");
+  }
+  std::shared_ptr<const CsrData> a_;
+};
+
+class DiagonalBody final : public TaskBody {
+ public:
+  explicit DiagonalBody(std::shared_ptr<const CsrData> a) : TaskBody({{Privilege::Write, align()}}), a_(std::move(a)) {}
+  void run(const TileContext& c) const override {
+    if (a_->type == DType::Float32)
+      copy_diagonal(a_->diagonal, a_->local_rows, reinterpret_cast<float*>(c.args[0].data));
+    else
+      copy_diagonal(a_->diagonal, a_->local_rows, reinterpret_cast<double*>(c.args[0].data));
+  }
+
+ private:
+  std::shared_ptr<const CsrData> a_;
+};
+
+void submit_task(std::string label, std::vector<Arg> args, std::shared_ptr<const TaskBody> body) {
+  Task task;
+  task.label = std::move(label);
+  task.args = std::move(args);
+  std::vector<ArgView> views;
+  for (const Arg& a : task.args) views.push_back({a.store.get(), a.view});
+  body->validate(task.label, views, 0);
+  task.body = std::move(body);
+  runtime().stats().ops++;
+  submit(std::move(task));
+}
+
+}  // namespace
+
+ArrayRef csr_matvec(const std::shared_ptr<const CsrData>& a, const ArrayRef& x_in) {
+  check_runtime(x_in, "matmul");
+  if (x_in.ndim() != 1 || x_in.shape()[0] != a->cols)
+    raise("matmul: shapes ", shape_string({a->rows, a->cols}), " and ", shape_string(x_in.shape()),
+          " not aligned: the sparse matrix has ", a->cols, " columns, so x needs shape ", shape_string({a->cols}));
+  // The image was computed against x's balanced tiling: another tiling (a view, a result tiled
+  // like something else) is copied into it first.
+  ArrayRef x = x_in;
+  const std::optional<Tiling> t = induced(x.store->tiling(), x.view);
+  if (!t || !t->aligned(a->col_tiling)) {
+    x = new_array(a->type, a->col_tiling, false);
+    assign(x, Operand::of(x_in));
+  }
+  ArrayRef y = new_array(a->type, a->row_tiling, false);
+  submit_task("tessera::task[spmv]", {Arg{y.store, y.view, true, true}, Arg{x.store, x.view, false, false}},
+              std::make_shared<const SpmvBody>(a));
+  return y;
+}
+
+ArrayRef csr_diagonal(const std::shared_ptr<const CsrData>& a) {
+  ArrayRef d = new_array(a->type, a->row_tiling, false);
+  submit_task("tessera::task[csr_diagonal]", {Arg{d.store, d.view, true, true}},
+              std::make_shared<const DiagonalBody>(a));
+  if (a->cols >= a->rows) return d;
+  // A tall matrix's diagonal ends at its last column.
+  IndexSpec first;
+  first.stop = a->cols;
+  ArrayRef out = new_array(a->type, balanced_tiling({a->cols}, "diag", a->type), false);
+  assign(out, Operand::of(index(d, {first})));
+  return out;
+}
+
+}  // namespace tessera::detail
