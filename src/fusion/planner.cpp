@@ -223,6 +223,8 @@ class Planner {
           ok = ok && t.args[a].created;
         } else if (last_write_[s] > i) {
           ok = false;  // an input changes later in the window: recomputing it later would be wrong
+        } else if (t.args[a].store->ndim() > 0) {
+          ok = false;  // a 0-d view of a distributed store (a(3, -1)): its readers' domains cannot read it
         }
       }
       // Recomputing the op inside its readers is only right while its result is not overwritten.
