@@ -9,6 +9,7 @@
 //   generator.cpp         the steps, loops and whole programs.
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "fuzz/reference.hpp"
@@ -53,6 +54,9 @@ struct Gen {
   // are), or nullopt if none can.
   std::optional<Expr> view_as(int k, const Shape& S, bool plain);
   bool view_as_exists(int k, const Shape& S) const;
+  // The ways index entries can take handle k's axes to S: per entry 'm' (the next axis kept, as a
+  // slice), 'i' (dropped by an integer index) or 'n' (a new axis).
+  std::vector<std::string> ways(int k, const Shape& S) const;
   // A view of shape S of some array (often the anchor: shifted views of one array need halos;
   // other arrays, steps and integer indices need redistribution), sometimes of a shape that
   // only broadcasts to S (unless exact); a 0-d view of an array if nothing can give S.

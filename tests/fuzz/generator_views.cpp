@@ -86,14 +86,17 @@ Sl range_entry(Rng& r, std::int64_t off, std::int64_t len, std::int64_t step, st
 
 }  // namespace
 
-bool Gen::view_as_exists(int k, const Shape& S) const {
-  std::vector<std::string> ways;
+std::vector<std::string> Gen::ways(int k, const Shape& S) const {
+  std::vector<std::string> out;
   std::string cur;
-  matchings(shape_of(k), S, 0, 0, cur, ways);
-  for (const std::string& w : ways)
-    if (!unpinned || w.find('i') == std::string::npos) return true;
-  return false;
+  matchings(shape_of(k), S, 0, 0, cur, out);
+  if (unpinned)  // no integer indices
+    out.erase(std::remove_if(out.begin(), out.end(), [](const std::string& w) { return w.find('i') != w.npos; }),
+              out.end());
+  return out;
 }
+
+bool Gen::view_as_exists(int k, const Shape& S) const { return !ways(k, S).empty(); }
 
 Expr Gen::leaf_box(int k, const Shape& off, const Shape& len) {
   const Shape ext = shape_of(k);
@@ -115,15 +118,9 @@ std::optional<Expr> Gen::view_as(int k, const Shape& S, bool plain) {
     for (std::size_t d = 0; d < S.size(); ++d) off[d] = r.below(E[d] - S[d] + 1);
     return leaf_box(k, off, S);
   }
-  std::vector<std::string> ways;
-  std::string cur;
-  matchings(E, S, 0, 0, cur, ways);
-  if (unpinned)
-    ways.erase(
-        std::remove_if(ways.begin(), ways.end(), [](const std::string& w) { return w.find('i') != std::string::npos; }),
-        ways.end());
-  if (ways.empty()) return std::nullopt;
-  const std::string how = r.pick(ways);
+  const std::vector<std::string> all = ways(k, S);
+  if (all.empty()) return std::nullopt;
+  const std::string how = r.pick(all);
   std::vector<Sl> entries;
   std::size_t d = 0, j = 0;
   for (const char a : how) {
