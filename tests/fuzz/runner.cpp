@@ -1,5 +1,7 @@
 #include "fuzz/runner.hpp"
 
+#include <mpi.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -7,6 +9,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <variant>
 
@@ -356,6 +359,30 @@ class Runner {
 
 }  // namespace
 
+namespace {
+
+// Whether any rank threw at this step; if so, the message of the first rank that did, on every
+// rank. tessera's errors are raised on every rank alike, but a bug may raise one on some ranks
+// only: agreeing after every step keeps the ranks in step (no divergence abort), so such a
+// program is reported and minimized like any mismatch.
+bool agree_on_error(const std::string& mine, bool threw, std::string& message) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int me = threw ? rank : size;
+  int first = size;
+  MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size) return false;
+  int length = static_cast<int>(mine.size());
+  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
+  std::string text = rank == first ? mine : std::string(static_cast<std::size_t>(length), ' ');
+  MPI_Bcast(text.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
+  message = size > 1 ? "on rank " + std::to_string(first) + " of " + std::to_string(size) + ": " + text : text;
+  return true;
+}
+
+}  // namespace
+
 std::vector<Snap> run_tessera(const Program& p, bool fused, Totals& totals) {
   ts::Config cfg;
   cfg.fusion = fused;
@@ -366,17 +393,27 @@ std::vector<Snap> run_tessera(const Program& p, bool fused, Totals& totals) {
   std::vector<Snap> snaps;
   {
     Runner run(rt);
-    std::size_t k = 0;
-    try {
-      for (; k < p.steps.size(); ++k) run.step(p.steps[k], static_cast<int>(k), snaps);
-      rt.flush();
-    } catch (const std::exception& e) {
-      Snap s;
-      s.step = static_cast<int>(k);
-      s.error = std::string("threw at step ") + std::to_string(k) + ": " + e.what();
-      snaps.push_back(s);
-      if (std::getenv("TESSERA_FUZZ_DEBUG"))  // where ranks part (an error raised on some ranks only)
-        std::printf("[fuzz-debug] rank %d: %s\n", rt.rank(), s.error.c_str());
+    for (std::size_t k = 0; k <= p.steps.size(); ++k) {  // the last: the final flush
+      std::string mine, message;
+      bool threw = false;
+      try {
+        if (k < p.steps.size())
+          run.step(p.steps[k], static_cast<int>(k), snaps);
+        else
+          rt.flush();
+      } catch (const std::exception& e) {
+        threw = true;
+        mine = e.what();
+        if (std::getenv("TESSERA_FUZZ_DEBUG"))
+          std::printf("[fuzz-debug] rank %d at step %zu: %s\n", rt.rank(), k, e.what());
+      }
+      if (agree_on_error(mine, threw, message)) {
+        Snap s;
+        s.step = static_cast<int>(k);
+        s.error = "threw at step " + std::to_string(k) + " " + message;
+        snaps.push_back(s);
+        break;
+      }
     }
   }
   totals.add(rt.stats());
