@@ -153,7 +153,7 @@ RArr shape_op(const Expr& e, const std::vector<RArr>& kids, Ctx& c) {
     }
   RArr out = a;
   out.shape = e.dims;
-  out.tiled = {};  // a balanced array
+  if (e.dims != a.shape) out.tiled = {};  // a balanced array (to the same shape: a copy tiled like a)
   return out;
 }
 
