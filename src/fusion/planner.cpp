@@ -483,6 +483,12 @@ class Planner {
         for (std::size_t a = 0; a < t.args.size() && why.empty(); ++a) {
           if (!t.args[a].written || renames_i.count(w_.arg_store[i][a])) continue;
           const int s = w_.arg_store[i][a];
+          if (reduced[s]) {  // the reduction's results are written after the kernel: they would win
+            msg << "rule 4 (reduction): op " << i << " (" << short_name(t.label) << ") writes store#"
+                << w_.stores[s]->id() << ", reduced in the group";
+            why = msg.str();
+            break;
+          }
           const View* w = conflicting(written, s, t.args[a].view);
           // A store written through two views: they must be disjoint, and not renamed (one frame).
           const bool second_view = written.count(s) && !forwarded(written, {s, t.args[a].view});
