@@ -33,7 +33,7 @@ constexpr double kMaxFloat = 1e6;              // larger float results are rejec
 constexpr std::int64_t kMaxInt64 = 1LL << 40;  // larger int64 results are rejected (int32 may wrap)
 
 // What the reference knows of how tessera tiles a value, for two tessera bugs that depend on it
-// (known, not fixed yet; docs/RELIABILITY.md, "What the fuzzer found"):
+// (known, not fixed yet; docs/RELIABILITY.md, "Differential fuzzing"):
 //   pinned: read through a view with an integer index (or computed from one), which tessera tiles
 //     on the grid slice that holds the index; an axis reduction of it throws on the other ranks
 //     ("internal: a reduction computed 1 outputs for a result tile of 0"), so they part ways;
