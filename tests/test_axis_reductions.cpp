@@ -204,6 +204,26 @@ TEST_F(TesseraTest, AxisReductionFeedsElementwiseInPlace) {
   EXPECT_TRUE(close(s.to_host(), want));
 }
 
+// A write into a reduction's result in the same window: where the reduced axis has extent 1
+// (keepdims) the result has its operand's shape, so the write could join the reducing group, whose
+// results are stored after the kernel and overwrote it (found by the fuzzer; rule 4 now ends the
+// group before a write of a store reduced in it, as before a read).
+TEST(AxisReductionResults, WrittenInTheSameWindowKeepTheWrite) {
+  fused_and_unfused([] {
+    auto a = ts::ones<double>({2, 3, 7});
+    auto s = ts::sum(ts::sum(a, 0, true), 0, true);  // (1, 3, 7): along an axis of extent 1
+    s.assign(-3.0);
+    EXPECT_TRUE(close(s.to_host(), std::vector<double>(21, -3.0), 0.0));
+    auto m = ts::mean(ts::mean(ts::ones<bool>({2, 3, 7}), 0, true), 0, true);
+    m += 0.5;
+    EXPECT_TRUE(close(m.to_host(), std::vector<double>(21, 1.5), 0.0));
+    auto x = ts::arange<double>(1);                          // (1,)
+    auto d = ts::sum(x(ts::all, ts::newaxis) - x, 1, true);  // (1, 1)
+    d.assign(ts::full<double>({4, 6}, 2.5)(ts::slice(2, 3), ts::slice(1, 2)));
+    EXPECT_TRUE(close(d.to_host(), std::vector<double>{2.5}, 0.0));
+  });
+}
+
 // k-means' assignment step: distances by broadcasting, summed along the last axis, argmin.
 TEST_F(TesseraTest, NearestCentroidByBroadcastAndArgmin) {
   const int64_t n = 29, c = 4, d = 3;

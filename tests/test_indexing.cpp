@@ -292,6 +292,28 @@ TEST_F(TesseraTest, ZeroDimensionalViews) {
   expect_collective_error("item of a row", [&] { (void)a(0).item(); }, {"(5,)", "item"});
 }
 
+// A 0-d op that reads a 0-d view of a distributed array (ts::copy(a(2, 1)), a(0, -1) * 2.0) and
+// feeds wider ops. The planner recomputed such scalar ops inside their readers, as it does those
+// over replicated 0-d arrays, and the readers' launch domains cannot read the 0-d view: fused runs
+// threw "internal: argument ... has view [...] but the domain is [...]" (found by the fuzzer).
+TEST(ZeroDimensionalViewOps, FeedWiderOpsFusedAndUnfused) {
+  const auto ha = test_values<double>(35, 3);
+  fused_and_unfused([&] {
+    auto a = ts::from_host<double>({7, 5}, ha);
+    auto t = ts::copy(a(2, 1));
+    auto u = a(0, -1) * 2.0;
+    auto b = ts::zeros<double>({3});
+    b.assign(t);
+    auto c = b + u;
+    auto w = ts::where(b > 0.0, t, u) - a(-1, 0);
+    EXPECT_TRUE(close(b.to_host(), std::vector<double>(3, ha[2 * 5 + 1]), 0.0));
+    EXPECT_TRUE(close(c.to_host(), std::vector<double>(3, ha[2 * 5 + 1] + 2.0 * ha[4]), 0.0));
+    const double pick = ha[2 * 5 + 1] > 0.0 ? ha[2 * 5 + 1] : 2.0 * ha[4];
+    EXPECT_TRUE(close(w.to_host(), std::vector<double>(3, pick - ha[6 * 5]), 0.0));
+    EXPECT_EQ(t.item(), ha[2 * 5 + 1]);
+  });
+}
+
 // A strided view read beside an array of its length: where the view's induced tiles (the
 // elements each rank holds of the base) differ from the array's balanced tiles, the planner
 // redistributes it and the comm log says so; where they agree, nothing moves.

@@ -228,6 +228,8 @@ class Planner {
           ok = ok && t.args[a].created;
         } else if (last_write_[s] > i) {
           ok = false;  // an input changes later in the window: recomputing it later would be wrong
+        } else if (t.args[a].store->ndim() > 0) {
+          ok = false;  // a 0-d view of a distributed store (a(3, -1)): its readers' domains cannot read it
         }
       }
       // Recomputing the op inside its readers is only right while its result is not overwritten
@@ -515,6 +517,12 @@ class Planner {
         for (std::size_t a = 0; a < t.args.size() && why.empty(); ++a) {
           if (!t.args[a].written || renames_i.count(w_.arg_store[i][a])) continue;
           const int s = w_.arg_store[i][a];
+          if (reduced[s]) {  // the reduction's results are written after the kernel: they would win
+            msg << "rule 4 (reduction): op " << i << " (" << short_name(t.label) << ") writes store#"
+                << w_.stores[s]->id() << ", reduced in the group";
+            why = msg.str();
+            break;
+          }
           const View* w = conflicting(written, s, t.args[a].view);
           // A store written through two views: they must be disjoint, and not renamed (one frame).
           const bool second_view = written.count(s) && !forwarded(written, {s, t.args[a].view});

@@ -1,10 +1,11 @@
 #pragma once
 // The generator: a program from a seed, built of random proposals that are each kept only when
-// the reference accepts them (reference.hpp). Besides random expressions over shifted and
-// windowed views, programs contain idioms: stencils and Jacobi sweeps between two arrays (halo
-// exchanges, rule 2), x = x - mean(x), alpha = vdot/norm; y += alpha * z, loops that repeat a body
-// (plan-cache hits, sometimes with other constants), handle swaps and moves, and explicit
-// flushes. The fused runs use a window size picked per program (3 to 256).
+// the reference accepts them (reference.hpp). Besides random expressions over shifted, windowed,
+// strided, indexed and broadcast views, with axis reductions and shape operations, programs
+// contain idioms (generator_idioms.cpp: stencils, sweeps, centering, k-means, red-black and
+// multigrid updates ...), loops that repeat a body (plan-cache hits, sometimes with other
+// constants), handle swaps and moves, and explicit flushes. The fused runs use a window size
+// picked per program (3 to 256). The parts: gen.hpp.
 
 #include <cstdint>
 

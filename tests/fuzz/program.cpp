@@ -39,6 +39,14 @@ Expr astype(Expr k, DT to) {
   return e;
 }
 
+Expr along(Op reduction, Expr k, int axis, bool keepdims) {
+  Expr e = node(reduction, {std::move(k)});
+  e.along = true;
+  e.axis = axis;
+  e.keepdims = keepdims;
+  return e;
+}
+
 std::vector<EV> host_values(DT t, std::int64_t n, std::uint64_t seed) {
   Rng r(seed);
   std::vector<EV> out(static_cast<std::size_t>(n));
@@ -75,18 +83,32 @@ std::string fmt_double(double v) {
 
 namespace {
 
-std::string show_slices(const std::vector<Sl>& sl) {
+std::string show_entry(const Sl& e) {
+  if (e.kind == Sl::Int) return std::to_string(e.start);
+  if (e.kind == Sl::NewAxis) return "ts::newaxis";
+  if (e.whole) return "ts::all";
+  const std::string stop = e.to_end ? "ts::end" : std::to_string(e.stop);
+  const std::string step = e.step != 1 ? ", " + std::to_string(e.step) : "";
+  return "ts::slice(" + std::to_string(e.start) + ", " + stop + step + ")";
+}
+
+std::string show_entries(const std::vector<Sl>& sl) {
   std::string s;
-  for (std::size_t d = 0; d < sl.size(); ++d) {
-    if (d) s += ", ";
-    if (sl[d].whole)
-      s += "ts::all";
-    else if (sl[d].to_end)
-      s += "ts::slice(" + std::to_string(sl[d].start) + ", ts::end)";
-    else
-      s += "ts::slice(" + std::to_string(sl[d].start) + ", " + std::to_string(sl[d].stop) + ")";
-  }
+  for (std::size_t d = 0; d < sl.size(); ++d) s += (d ? ", " : "") + show_entry(sl[d]);
   return s;
+}
+
+// ts::sum(x) or ts::sum(x, axis[, true]).
+std::string show_reduction(const char* name, const Expr& e) {
+  std::string s = std::string("ts::") + name + "(" + show(e.kids[0]);
+  if (e.along) s += ", " + std::to_string(e.axis) + (e.keepdims ? ", true" : "");
+  return s + ")";
+}
+
+std::string show_stack(const char* name, const Expr& e, bool with_axis) {
+  std::string s = std::string("ts::") + name + "({";
+  for (std::size_t k = 0; k < e.kids.size(); ++k) s += (k ? ", " : "") + show(e.kids[k]);
+  return s + "}" + (with_axis ? ", " + std::to_string(e.axis) : "") + ")";
 }
 
 }  // namespace
@@ -94,7 +116,7 @@ std::string show_slices(const std::vector<Sl>& sl) {
 std::string show(const Expr& e) {
   auto k = [&](int i) { return show(e.kids[static_cast<std::size_t>(i)]); };
   switch (e.op) {
-    case Op::Leaf: return "v" + std::to_string(e.slot) + (e.sl.empty() ? "" : "(" + show_slices(e.sl) + ")");
+    case Op::Leaf: return "v" + std::to_string(e.slot) + (e.sl.empty() ? "" : "(" + show_entries(e.sl) + ")");
     case Op::IntLit: return std::to_string(e.ival);
     case Op::FloatLit: return fmt_double(e.fval);
     case Op::Add: return "(" + k(0) + " + " + k(1) + ")";
@@ -136,13 +158,22 @@ std::string show(const Expr& e) {
     case Op::Where: return "ts::where(" + k(0) + ", " + k(1) + ", " + k(2) + ")";
     case Op::Astype: return k(0) + ".astype<" + cpp_name(e.to) + ">()";
     case Op::Copy: return "ts::copy(" + k(0) + ")";
-    case Op::Sum: return "ts::sum(" + k(0) + ")";
-    case Op::Prod: return "ts::prod(" + k(0) + ")";
-    case Op::RMin: return "ts::min(" + k(0) + ")";
-    case Op::RMax: return "ts::max(" + k(0) + ")";
-    case Op::Mean: return "ts::mean(" + k(0) + ")";
+    case Op::Sum: return show_reduction("sum", e);
+    case Op::Prod: return show_reduction("prod", e);
+    case Op::RMin: return show_reduction("min", e);
+    case Op::RMax: return show_reduction("max", e);
+    case Op::Mean: return show_reduction("mean", e);
+    case Op::ArgMin: return show_reduction("argmin", e);
+    case Op::ArgMax: return show_reduction("argmax", e);
+    case Op::CountNonzero: return show_reduction("count_nonzero", e);
     case Op::Vdot: return "ts::vdot(" + k(0) + ", " + k(1) + ")";
     case Op::Norm: return "ts::norm(" + k(0) + ")";
+    case Op::Transpose: return "ts::transpose(" + k(0) + (e.dims.empty() ? "" : ", " + show_shape(e.dims)) + ")";
+    case Op::Roll: return "ts::roll(" + k(0) + ", " + std::to_string(e.ival) + ", " + std::to_string(e.axis) + ")";
+    case Op::Concat: return show_stack("concatenate", e, true);
+    case Op::HStack: return show_stack("hstack", e, false);
+    case Op::VStack: return show_stack("vstack", e, false);
+    case Op::Reshape: return "ts::reshape(" + k(0) + ", " + show_shape(e.dims) + ")";
   }
   return "?";
 }

@@ -5,8 +5,10 @@
 //
 //   [3] v1 = v0(ts::all, ts::slice(0, -1));  // view
 //   [4] v4 = ts::tanh(v4);
-//   [9] v1 -= ts::minimum((v1(ts::slice(0, 3), ts::all) - v1(ts::all, ts::slice(0, 2))), -2);
-//   [21] check(v2.to_host());
+//   [26] v0 = ts::sum(ts::maximum(v5(ts::all, ts::newaxis), v5), 0);
+//   [28] v3(ts::slice(0, ts::end, 2), ts::slice(0, 2)) -= (v7 * v3(ts::slice(1, 3), ts::slice(0, 2)));
+//   [64] v0 = (ts::sum(v6(ts::newaxis, 3)) * v2(ts::slice(1, 12, 2), ts::newaxis));
+//   [71] check(v2.to_host());
 
 #include <cstdint>
 #include <string>
@@ -69,28 +71,47 @@ enum class Op {
   RMax,
   Mean,
   Vdot,
-  Norm  // reductions -> 0-d
+  Norm,  // reductions: over everything (0-d), the first five and the last three also along an axis
+  ArgMin,
+  ArgMax,
+  CountNonzero,
+  Transpose,  // shape operations: new arrays
+  Roll,
+  Concat,
+  HStack,
+  VStack,
+  Reshape
 };
 inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::Ge; }
 inline bool is_compare(Op op) { return op >= Op::Eq && op <= Op::Ge; }
 inline bool is_unary(Op op) { return op >= Op::Neg && op <= Op::IsFinite; }
 inline bool is_bitwise(Op op) { return op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor || op == Op::Invert; }
-inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::Norm; }
+inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::CountNonzero; }
+// Reductions that take an axis (Vdot and Norm are over everything only).
+inline bool takes_axis(Op op) { return is_reduction(op) && op != Op::Vdot && op != Op::Norm; }
+inline bool is_stack(Op op) { return op == Op::Concat || op == Op::HStack || op == Op::VStack; }
 
-// One dimension of a view: ts::all, ts::slice(start, ts::end) or ts::slice(start, stop).
+// One entry of an index expression: ts::all, ts::slice(start, stop or ts::end[, step]), an
+// integer (the axis is dropped) or ts::newaxis.
 struct Sl {
-  bool whole = true;
-  std::int64_t start = 0, stop = 0;
+  enum Kind { Range, Int, NewAxis };
+  Kind kind = Range;
+  bool whole = true;                           // Range: ts::all
+  std::int64_t start = 0, stop = 0, step = 1;  // Int: start is the index
   bool to_end = false;
 };
 
 struct Expr {
   Op op = Op::Leaf;
-  int slot = -1;          // Leaf
-  std::vector<Sl> sl;     // Leaf: slices (fewer than ndim: the rest whole)
-  std::int64_t ival = 0;  // IntLit
-  double fval = 0;        // FloatLit
-  DT to = DT::F64;        // Astype
+  int slot = -1;                   // Leaf
+  std::vector<Sl> sl;              // Leaf: index entries (axes not given are whole; none: the handle itself)
+  std::int64_t ival = 0;           // IntLit; Roll: the shift
+  double fval = 0;                 // FloatLit
+  DT to = DT::F64;                 // Astype
+  int axis = 0;                    // reductions along an axis, Roll, Concat (may be negative)
+  bool along = false;              // reductions: along `axis` (else over everything)
+  bool keepdims = false;           // reductions along an axis
+  std::vector<std::int64_t> dims;  // Transpose: the axes (none: reversed); Reshape: the new shape
   std::vector<Expr> kids;
 };
 
@@ -140,6 +161,7 @@ Expr int_lit(std::int64_t v);
 Expr float_lit(double v);
 Expr node(Op op, std::vector<Expr> kids);
 Expr astype(Expr k, DT to);
+Expr along(Op reduction, Expr k, int axis, bool keepdims);  // ts::sum(k, axis, keepdims) and alike
 
 // Values of from_host arrays: small integers, dyadic floats (exact arithmetic) and random floats.
 struct EV {

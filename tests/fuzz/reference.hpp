@@ -1,8 +1,11 @@
 #pragma once
-// The reference: a serial NumPy-semantics emulator (host arrays with shapes, views as boxes into
-// shared bases), with NumPy's promotion rules (NEP 50 weak C++ scalars), integer wraparound,
-// true division, bool or/and, NaN-propagating maximum/minimum, Python's remainder, bitwise ops on
-// bools and integers, and signed zeros as NumPy gives them (arctan2 and % tell them apart).
+// The reference: a serial NumPy-semantics emulator (host arrays with shapes; views as affine maps
+// into shared bases: slices with steps, integer indices, new axes, composed), with NumPy's
+// broadcasting and promotion rules (NEP 50 weak C++ scalars), integer wraparound, true division,
+// bool or/and, NaN-propagating maximum/minimum, Python's remainder, bitwise ops on bools and
+// integers, signed zeros as NumPy gives them (arctan2 and % tell them apart), reductions over
+// everything or along an axis (argmin/argmax: first occurrence, NaN first) and the shape
+// operations transpose, roll, concatenate/hstack/vstack and reshape.
 //
 // It also tracks, per element, a bound on how far any correct implementation may differ (0 =
 // bit-exact: the value only went through correctly rounded operations that cannot be
@@ -12,6 +15,7 @@
 // Ctx::reject says why. The generator keeps only steps that the reference accepts.
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,22 +32,41 @@ constexpr double kBudget32 = 1e-6;             // (a tenth of the comparison tol
 constexpr double kMaxFloat = 1e6;              // larger float results are rejected
 constexpr std::int64_t kMaxInt64 = 1LL << 40;  // larger int64 results are rejected (int32 may wrap)
 
+// What the reference knows of how tessera tiles a value, for two tessera bugs that depend on it
+// (known, not fixed yet; docs/RELIABILITY.md, "Differential fuzzing"):
+//   pinned: read through a view with an integer index (or computed from one), which tessera tiles
+//     on the grid slice that holds the index; an axis reduction of it throws on the other ranks
+//     ("internal: a reduction computed 1 outputs for a result tile of 0"), so they part ways;
+//   copies: the result of an axis reduction, or tiled like one (its tiles repeat along a grid
+//     axis); a full sum, prod, mean, vdot, norm or count_nonzero of it counts every copy.
+// The reference rejects those reductions unless TESSERA_FUZZ_KNOWN_BUGS=1 (known_bugs()).
+struct Tiled {
+  bool pinned = false, copies = false;
+  Tiled operator|(const Tiled& o) const { return {pinned || o.pinned, copies || o.copies}; }
+};
+bool known_bugs();
+
 struct Base {
   DT t = DT::F64;
   Shape shape;
   std::vector<EV> v;
+  Tiled tiled;
 };
 
+// A view of a base, as NumPy's basic indexing makes them: the base index of its first element
+// and, per axis, its extent and its stride in base elements (0 for a new axis). Boxes, steps,
+// integer indices (dropped axes) and new axes are all such maps, and views of views compose.
 struct RSlot {
   std::shared_ptr<Base> base;
-  Shape lo, hi;  // the view, in base coordinates
-  Shape shape() const {
-    Shape s(lo.size());
-    for (std::size_t d = 0; d < lo.size(); ++d) s[d] = hi[d] - lo[d];
-    return s;
-  }
-  int ndim() const { return static_cast<int>(lo.size()); }
+  std::int64_t origin = 0;
+  Shape extent;
+  std::vector<std::int64_t> stride;
+  bool pinned = false;  // an integer index in the view's chain
+  Shape shape() const { return extent; }
+  int ndim() const { return static_cast<int>(extent.size()); }
+  std::vector<std::int64_t> flat() const;  // the base index of each element, row-major
 };
+RSlot whole(std::shared_ptr<Base> base);
 
 struct RState {
   std::vector<std::optional<RSlot>> slots = std::vector<std::optional<RSlot>>(kSlots);
@@ -54,7 +77,8 @@ struct RState {
       if (!slots[k]) continue;
       auto& b = map[slots[k]->base.get()];
       if (!b) b = std::make_shared<Base>(*slots[k]->base);
-      out.slots[k] = RSlot{b, slots[k]->lo, slots[k]->hi};
+      out.slots[k] = *slots[k];
+      out.slots[k]->base = b;
     }
     return out;
   }
@@ -66,6 +90,7 @@ struct RArr {
   Shape shape;
   std::vector<EV> v;
   bool weak = false;
+  Tiled tiled;
   bool zero_d() const { return shape.empty(); }
 };
 
@@ -95,9 +120,29 @@ void check_value(DT t, EV& r, bool nan_in, Ctx& c);
 EV cast(const EV& v, DT from, DT to, Ctx& c);
 EV binop(Op op, DT t, const EV& a, const EV& b, Ctx& c);
 EV unop(Op op, DT t, const EV& a, Ctx& c);
+// x is a multiple of 2^-20 small enough that sums of such values are exact in float64.
+bool dyadic20(double x);
 
-// Arrays, expressions and steps (reference.cpp).
+// Views and broadcasting (reference_view.cpp).
 std::size_t volume(const Shape& s);
+// The view e (a Leaf: a handle and its index entries) in `out`; false (c says why) if invalid.
+bool resolve(const Expr& e, const RState& st, RSlot& out, Ctx& c);
+RArr materialize(const RSlot& s);
+// NumPy's broadcast shape of the arrays among xs (weak scalars take no part); false if none.
+bool broadcast_shape(std::initializer_list<const RArr*> xs, Shape& out, Ctx& c);
+// For each element of `to` (row-major), the index of the element of `from` it reads.
+std::vector<std::size_t> broadcast_index(const Shape& from, const Shape& to);
+// Writes `src` (cast to the target's type, broadcast to its shape) into the view `dst`.
+void write_view(const RSlot& dst, const RArr& src, Ctx& c);
+// Rejects a base holding a float whose error bound exceeds the budget.
+void check_budget(const Base& b, Ctx& c);
+
+// Reductions (reference_reduce.cpp): e.op of a, or vdot(a, *b), over everything or along e.axis.
+RArr reduce(const Expr& e, const RArr& a, const RArr* b, Ctx& c);
+// Shape operations (reference_shapes.cpp): e.op of the evaluated kids.
+RArr shape_op(const Expr& e, const std::vector<RArr>& kids, Ctx& c);
+
+// Expressions and steps (reference.cpp).
 RArr eval(const Expr& e, const RState& st, Ctx& c);
 void apply_step(RState& st, const Step& s, int index, Ctx& c, std::vector<Snap>* snaps);
 // Runs a whole program on the reference; false (with the reason) if some step is not acceptable.

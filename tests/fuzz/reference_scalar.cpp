@@ -27,6 +27,7 @@ std::int64_t wrap_to(DT t, std::int64_t x) {
   return x;
 }
 double round_to(DT t, double x) { return t == DT::F32 ? static_cast<double>(static_cast<float>(x)) : x; }
+bool dyadic20(double x) { return std::abs(x) < 1e9 && std::floor(x * 1048576.0) == x * 1048576.0; }
 
 // Rejects values outside the program's safe range; NaN only where an input already was NaN.
 void check_value(DT t, EV& r, bool nan_in, Ctx& c) {

@@ -1,11 +1,15 @@
 #include "fuzz/runner.hpp"
 
+#include <mpi.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <variant>
 
@@ -47,20 +51,36 @@ auto bitwise(F f) {
   };
 }
 
-ts::Slice to_slice(const Sl& s) {
+ts::IndexEntry to_entry(const Sl& s) {
+  if (s.kind == Sl::Int) return s.start;
+  if (s.kind == Sl::NewAxis) return ts::newaxis;
   if (s.whole) return ts::all;
-  if (s.to_end) return ts::slice(s.start, ts::end);
-  return ts::slice(s.start, s.stop);
+  if (s.to_end) return ts::slice(s.start, ts::end, s.step);
+  return ts::slice(s.start, s.stop, s.step);
 }
 
 template <class T>
-ts::Array<T> sliced(const ts::Array<T>& a, const std::vector<Sl>& sl) {
-  switch (sl.size()) {
+ts::Array<T> indexed(const ts::Array<T>& a, const std::vector<Sl>& sl) {
+  std::vector<ts::IndexEntry> e;
+  for (const Sl& s : sl) e.push_back(to_entry(s));
+  switch (e.size()) {
     case 0: return a;
-    case 1: return a(to_slice(sl[0]));
-    case 2: return a(to_slice(sl[0]), to_slice(sl[1]));
-    default: return a(to_slice(sl[0]), to_slice(sl[1]), to_slice(sl[2]));
+    case 1: return a(e[0]);
+    case 2: return a(e[0], e[1]);
+    case 3: return a(e[0], e[1], e[2]);
+    case 4: return a(e[0], e[1], e[2], e[3]);
+    case 5: return a(e[0], e[1], e[2], e[3], e[4]);
+    default: return a(e[0], e[1], e[2], e[3], e[4], e[5]);
   }
+}
+
+// f(a) over everything, or f(a, axis, keepdims) along an axis.
+template <class F>
+auto reduction(const Expr& e, F f) {
+  return [&e, f](const auto& a) -> AV {
+    if (e.along) return f(a, e.axis, e.keepdims);
+    return f(a);
+  };
 }
 
 class Runner {
@@ -218,7 +238,7 @@ class Runner {
 
   AV eval(const Expr& e) {
     switch (e.op) {
-      case Op::Leaf: return std::visit([&](const auto& a) -> AV { return sliced(a, e.sl); }, *slots_[e.slot]);
+      case Op::Leaf: return std::visit([&](const auto& a) -> AV { return indexed(a, e.sl); }, *slots_[e.slot]);
       case Op::IntLit:
       case Op::FloatLit: throw std::logic_error("a literal where an array is needed");
       case Op::Add: return binary(e, [](const auto& a, const auto& b) { return a + b; });
@@ -288,23 +308,78 @@ class Runner {
         });
       }
       case Op::Copy: return unary(e, [](const auto& a) { return ts::copy(a); });
-      case Op::Sum: return unary(e, [](const auto& a) { return ts::sum(a); });
-      case Op::Prod: return unary(e, [](const auto& a) { return ts::prod(a); });
-      case Op::RMin: return unary(e, [](const auto& a) { return ts::min(a); });
-      case Op::RMax: return unary(e, [](const auto& a) { return ts::max(a); });
-      case Op::Mean: return unary(e, [](const auto& a) { return ts::mean(a); });
+      case Op::Sum: return unary(e, reduction(e, [](const auto&... x) { return ts::sum(x...); }));
+      case Op::Prod: return unary(e, reduction(e, [](const auto&... x) { return ts::prod(x...); }));
+      case Op::RMin: return unary(e, reduction(e, [](const auto&... x) { return ts::min(x...); }));
+      case Op::RMax: return unary(e, reduction(e, [](const auto&... x) { return ts::max(x...); }));
+      case Op::Mean: return unary(e, reduction(e, [](const auto&... x) { return ts::mean(x...); }));
+      case Op::ArgMin: return unary(e, reduction(e, [](const auto&... x) { return ts::argmin(x...); }));
+      case Op::ArgMax: return unary(e, reduction(e, [](const auto&... x) { return ts::argmax(x...); }));
+      case Op::CountNonzero: return unary(e, reduction(e, [](const auto&... x) { return ts::count_nonzero(x...); }));
       case Op::Norm: return unary(e, [](const auto& a) { return ts::norm(a); });
       case Op::Vdot: {
         const AV a = eval(e.kids[0]), b = eval(e.kids[1]);
         return std::visit([](const auto& x, const auto& y) -> AV { return ts::vdot(x, y); }, a, b);
       }
+      case Op::Transpose: {
+        const std::vector<int> axes(e.dims.begin(), e.dims.end());
+        return unary(e, [&](const auto& a) { return ts::transpose(a, axes); });
+      }
+      case Op::Roll: return unary(e, [&](const auto& a) { return ts::roll(a, e.ival, e.axis); });
+      case Op::Reshape: return unary(e, [&](const auto& a) { return ts::reshape(a, e.dims); });
+      case Op::Concat:
+      case Op::HStack:
+      case Op::VStack: return stack(e);
     }
     throw std::logic_error("unknown expression");
+  }
+
+  // concatenate, hstack or vstack of arrays of one element type (the reference accepts no other).
+  AV stack(const Expr& e) {
+    std::vector<AV> kids;
+    for (const Expr& k : e.kids) kids.push_back(eval(k));
+    return std::visit(
+        [&](const auto& first) -> AV {
+          using A = std::decay_t<decltype(first)>;
+          std::vector<A> arrays;
+          for (const AV& k : kids) {
+            if (!std::holds_alternative<A>(k)) throw std::logic_error("stacking arrays of different types");
+            arrays.push_back(std::get<A>(k));
+          }
+          if (e.op == Op::HStack) return ts::hstack(arrays);
+          if (e.op == Op::VStack) return ts::vstack(arrays);
+          return ts::concatenate(arrays, e.axis);
+        },
+        kids[0]);
   }
 
   ts::Runtime& rt_;
   std::vector<std::optional<AV>> slots_ = std::vector<std::optional<AV>>(kSlots);
 };
+
+}  // namespace
+
+namespace {
+
+// Whether any rank threw at this step; if so, the message of the first rank that did, on every
+// rank. tessera's errors are raised on every rank alike, but a bug may raise one on some ranks
+// only: agreeing after every step keeps the ranks in step (no divergence abort), so such a
+// program is reported and minimized like any mismatch.
+bool agree_on_error(const std::string& mine, bool threw, std::string& message) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int me = threw ? rank : size;
+  int first = size;
+  MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size) return false;
+  int length = static_cast<int>(mine.size());
+  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
+  std::string text = rank == first ? mine : std::string(static_cast<std::size_t>(length), ' ');
+  MPI_Bcast(text.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
+  message = size > 1 ? "on rank " + std::to_string(first) + " of " + std::to_string(size) + ": " + text : text;
+  return true;
+}
 
 }  // namespace
 
@@ -318,15 +393,27 @@ std::vector<Snap> run_tessera(const Program& p, bool fused, Totals& totals) {
   std::vector<Snap> snaps;
   {
     Runner run(rt);
-    std::size_t k = 0;
-    try {
-      for (; k < p.steps.size(); ++k) run.step(p.steps[k], static_cast<int>(k), snaps);
-      rt.flush();
-    } catch (const std::exception& e) {
-      Snap s;
-      s.step = static_cast<int>(k);
-      s.error = std::string("threw at step ") + std::to_string(k) + ": " + e.what();
-      snaps.push_back(s);
+    for (std::size_t k = 0; k <= p.steps.size(); ++k) {  // the last: the final flush
+      std::string mine, message;
+      bool threw = false;
+      try {
+        if (k < p.steps.size())
+          run.step(p.steps[k], static_cast<int>(k), snaps);
+        else
+          rt.flush();
+      } catch (const std::exception& e) {
+        threw = true;
+        mine = e.what();
+        if (std::getenv("TESSERA_FUZZ_DEBUG"))
+          std::printf("[fuzz-debug] rank %d at step %zu: %s\n", rt.rank(), k, e.what());
+      }
+      if (agree_on_error(mine, threw, message)) {
+        Snap s;
+        s.step = static_cast<int>(k);
+        s.error = "threw at step " + std::to_string(k) + " " + message;
+        snaps.push_back(s);
+        break;
+      }
     }
   }
   totals.add(rt.stats());
