@@ -301,3 +301,27 @@ void reduce_row_sums(std::int64_t n, std::int64_t m) {
 }
 TEST_F(TesseraTest, FullReductionOfCopiesCountsEachElementOnce) { reduce_row_sums(9, 7); }
 TEST_F(ColumnGridTest, FullReductionOfCopiesCountsEachElementOnce) { reduce_row_sums(5, 11); }
+
+// An integer index fixes a grid coordinate: only the ranks at that coordinate hold the view, and
+// a reduction of it along another axis has nothing to compute elsewhere (every rank still agrees).
+TEST_F(TesseraTest, AlongAnAxisOfAnIntegerIndexedView) {
+  const ts::Shape s{4, 3, 7};
+  const auto h = test_values<double>(volume_of(s), 14);
+  auto a = ts::from_host<double>(s, h);
+  for (int64_t plane : {0, 1, 3}) {
+    SCOPED_TRACE(::testing::Message() << "plane " << plane);
+    const std::vector<double> slab(h.begin() + plane * 21, h.begin() + (plane + 1) * 21);
+    EXPECT_TRUE(close(ts::sum(a(plane), 0).to_host(), host_reduce(slab, {3, 7}, 0, Kind::Sum), 1e-12));
+    EXPECT_TRUE(close(ts::max(a(plane), 1).to_host(), host_reduce(slab, {3, 7}, 1, Kind::Max), 0.0));
+  }
+  const ts::Shape s2{5, 9};
+  const auto h2 = test_values<double>(volume_of(s2), 15);
+  auto b = ts::from_host<double>(s2, h2);
+  std::vector<double> column;
+  for (int64_t i = 0; i < 5; ++i) column.push_back(h2[i * 9 + 2]);
+  auto r = ts::sum(b(ts::all, 2, ts::newaxis), 0);  // (5, 1) summed over its rows: shape (1,)
+  EXPECT_EQ(r.shape(), ts::Shape{1});
+  EXPECT_TRUE(close(r.to_host(), host_reduce(column, {5, 1}, 0, Kind::Sum), 1e-12));
+  EXPECT_TRUE(close(ts::argmin(b(ts::all, 2, ts::newaxis), 0).astype<double>().to_host(),
+                    host_reduce(column, {5, 1}, 0, Kind::ArgMin), 0.0));
+}

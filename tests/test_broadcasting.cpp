@@ -141,6 +141,26 @@ TEST_F(TesseraTest, AssignAndCompoundAssignmentBroadcast) {
   EXPECT_TRUE(close(a.to_host(), ha));
 }
 
+// NumPy's `a[...] = b` drops b's leading axes of length 1 first: a (1, 3) value fits a (3,) array
+// and a (1, 4, 5) one a (4, 5) view; `a += b` does not (ShapesThatDoNotBroadcast).
+TEST_F(TesseraTest, AssignDropsLeadingAxesOfLengthOne) {
+  const auto hv = test_values<double>(3, 11);
+  auto v = ts::zeros<double>({3});
+  v.assign(ts::from_host<double>({1, 3}, hv));
+  EXPECT_TRUE(close(v.to_host(), hv, 0.0));
+  const ts::Shape s{6, 4, 5};
+  auto ha = test_values<double>(volume_of(s), 12);
+  auto a = ts::from_host<double>(s, ha);
+  const auto hb = test_values<double>(20, 13);
+  a(2).assign(ts::from_host<double>({1, 4, 5}, hb));
+  for (int64_t f = 0; f < 20; ++f) ha[2 * 20 + f] = hb[f];
+  EXPECT_TRUE(close(a.to_host(), ha, 0.0));
+  // Leading axes longer than 1 still do not fit.
+  expect_collective_error("(2, 3) into (3,)", [&] { v.assign(ts::ones<double>({2, 3})); }, {"(2, 3)", "(3,)"});
+  expect_collective_error("(1, 3) += ", [&] { v += ts::ones<double>({1, 3}); }, {"(1, 3)", "(3,)"});
+  EXPECT_TRUE(close(v.to_host(), hv, 0.0));
+}
+
 TEST_F(TesseraTest, ShapesThatDoNotBroadcast) {
   auto a = ts::zeros<double>({7, 5});
   auto b = ts::ones<double>({7});

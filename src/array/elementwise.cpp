@@ -1,6 +1,7 @@
 // Elementwise operations, assignment and copies: each becomes one task (load, cast, op, cast,
 // store) handed to the executor.
 
+#include <algorithm>
 #include <cstdint>
 
 #include "tessera/array/array_ref.hpp"
@@ -147,7 +148,19 @@ void assign(const ArrayRef& target, const Operand& source) {
   if (source.is_array) check_runtime(source.array, "assign");
   if (source.is_array && source.array.store == target.store && source.array.view == target.view) return;
   const DType from = source.is_array ? source.array.dtype() : target.dtype();
-  apply("assign", OpCode::Load, {source}, {from}, from, target.dtype(), &target);
+  // NumPy's `a[...] = b` first drops b's leading axes of length 1 beyond a's dimensions (a (1, 3)
+  // value fits a (3,) array); compound assignment does not.
+  Operand value = source;
+  if (source.is_array && source.array.ndim() > target.ndim()) {
+    const Shape s = source.array.shape();
+    const std::size_t extra = s.size() - static_cast<std::size_t>(target.ndim());
+    if (std::all_of(s.begin(), s.begin() + extra, [](std::int64_t n) { return n == 1; })) {
+      IndexSpec first;
+      first.kind = IndexSpec::Kind::Integer;
+      value = Operand::of(index(source.array, std::vector<IndexSpec>(extra, first)));
+    }
+  }
+  apply("assign", OpCode::Load, {value}, {from}, from, target.dtype(), &target);
 }
 
 }  // namespace tessera::detail

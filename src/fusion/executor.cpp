@@ -482,6 +482,9 @@ ExecReport execute(const Launch& task) {
     const int dim = task.program->reduce_dim - (3 - ndim);
     for (int d = 0; d < ndim; ++d)
       if (d != dim) outputs *= tile.extent(d);
+    // A rank whose tile is off the coordinate an integer index fixes holds no outputs, though its
+    // kept extents need not be 0; an empty reduced axis still yields identity outputs.
+    if (tile.empty() && task.reductions.front().out->owned().empty()) outputs = 0;
     partials_buffer = allocate(static_cast<std::size_t>(2 * task.reductions.size() * outputs) * sizeof(Value),
                                "tessera::partials", false);
     target.along = reinterpret_cast<Value*>(partials_buffer.data());
@@ -536,6 +539,7 @@ ExecReport execute(const Launch& task) {
   };
   bool launched = false;
   const auto run = [&](const Box& part, const std::string& label) {
+    if (along && outputs == 0) return;  // nothing to reduce into on this rank
     if (task.reductions.empty() || !launched) {
       launch_kernel(label, *task.program, accessors(part), domain_of(part), target);
     } else {
