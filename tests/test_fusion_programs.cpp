@@ -243,6 +243,28 @@ TEST_F(TesseraTest, ShiftedReadsOfATemporaryRecomputeIt) {
   EXPECT_EQ(sp.kernels, steps);
 }
 
+// A temporary computed from a positional one (an arange, recomputed inside it) and read through
+// a shifted view is stored, not recomputed at the shift: the planner recomputed it there, and the
+// arange inside took the reader's index (`v = abs(arange(7)); roll(v, 1, 0)` gave 0 0 1 ..., and
+// `copy(v(slice(1, 6)))` 0 1 2 3 4; test_fuzz seeds 1887 and 1914 at np 1).
+TEST_F(TesseraTest, ShiftedReadsOfATemporaryOfAnArange) {
+  auto rolled = [] {
+    auto v = ts::abs(ts::arange<double>(7));
+    return ts::roll(v, 1, 0);  // v has no handle left when the window runs
+  }();
+  EXPECT_TRUE(close(rolled.to_host(), {6, 0, 1, 2, 3, 4, 5}, 0.0));
+  auto sliced = [] {
+    auto w = ts::full<double>({7}, 1.0) + ts::arange<double>(7);
+    return ts::copy(w(slice(1, 6)));
+  }();
+  EXPECT_TRUE(close(sliced.to_host(), {2, 3, 4, 5, 6}, 0.0));
+  auto strided = [] {
+    auto x = ts::linspace<double>(0, 6, 7) * 2.0;
+    return ts::copy(x(slice(2, end, 2)));
+  }();
+  EXPECT_TRUE(close(strided.to_host(), {4, 8, 12}, 0.0));
+}
+
 // The pressure iteration of "12 steps to Navier-Stokes"' lid-driven cavity: the interior update
 // (the copy folded in), then four boundary conditions on strips that meet at the corners, which
 // run as one kernel in program order (a corner written by one strip is read by the next).

@@ -362,11 +362,9 @@ class Planner {
     if (written != 1 || last_write_[out] != i || w_.stores[out]->user_refs() > 0) return false;
     // Readers may read the result through any view (a shifted or strided one): i is then
     // recomputed there, its inputs read through the composed views. Values that depend on where
-    // the element is (its index, its coordinates, generated random numbers) are recomputed only
-    // for readers that read the result whole.
-    bool positional = false;
-    for (const Instr& in : t.program.code)
-      positional = positional || in.op == OpCode::Index || in.op == OpCode::Coord || in.op == OpCode::Random;
+    // the element is (its index, its coordinates, generated random numbers, also in the ops
+    // inlined into i) are recomputed only for readers that read the result whole.
+    const bool positional = is_positional(i);
     std::vector<ViewKey> inputs;
     effective_reads(i, inputs);
     std::set<int> input_stores;
@@ -396,6 +394,18 @@ class Planner {
       stored += out_bytes;
     }
     return recomputed < stored;
+  }
+
+  // Whether op i's values depend on where the element is, seen through the ops it will inline.
+  bool is_positional(int i) const {
+    const Task& t = ops_[i];
+    for (const Instr& in : t.program.code)
+      if (in.op == OpCode::Index || in.op == OpCode::Coord || in.op == OpCode::Random) return true;
+    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      const int p = reads(i, static_cast<int>(a)) ? producer_[w_.arg_store[i][a]] : -1;
+      if (p >= 0 && p < i && is_positional(p)) return true;
+    }
+    return false;
   }
 
   // Does op i load argument a (as opposed to only storing it)?
