@@ -44,16 +44,11 @@
 // (plan-cache hits, sometimes with other constants), handle swaps and moves, and explicit
 // flushes. The fused runs use a window size picked per program (3 to 256).
 //
-// Two tessera bugs known but not fixed yet are kept out (fuzz/reference.hpp, Tiled): axis
-// reductions of values read through an integer index, and full sums (prod, mean, vdot, norm,
-// count_nonzero) of arrays tiled with copies (results of axis reductions). The reference tracks
-// which values they concern and rejects those reductions; TESSERA_FUZZ_KNOWN_BUGS=1 lets them in.
-//
 // Environment: TESSERA_FUZZ_SEED=<n> replays program <n> only (with TESSERA_FUZZ_PROGRAMS: that
 // many programs from seed <n>), TESSERA_FUZZ_PROGRAMS=<n> sets the number of programs,
 // TESSERA_FUZZ_WINDOW=<n> sets the fused runs' window (default: picked per program),
 // TESSERA_FUZZ_PRINT=1 prints every generated program, TESSERA_FUZZ_DEBUG=1 traces the minimizer
-// and prints each rank's exceptions, TESSERA_FUZZ_KNOWN_BUGS=1 generates the known bugs' constructs.
+// and prints each rank's exceptions.
 //
 // The parts: fuzz/program.hpp (the representation and its printing), fuzz/reference.hpp (the
 // host reference), fuzz/generator.hpp, fuzz/runner.hpp (tessera, and comparing checkpoints) and

@@ -22,15 +22,11 @@ extern const std::vector<double> kFloatLits;
 struct Gen {
   Rng& r;
   const RState& st;
-  // Building an operand of an axis reduction: no integer indices, no arrays computed from them
-  // (Tiled::pinned: a known tessera bug), unless TESSERA_FUZZ_KNOWN_BUGS=1.
-  bool unpinned = false;
 
   // The handles (generator.cpp).
   bool live(int k) const { return st.slots[k].has_value(); }
   Shape shape_of(int k) const { return st.slots[k]->shape(); }
   DT type_of_slot(int k) const { return st.slots[k]->base->t; }
-  bool pinned(int k) const { return st.slots[k]->pinned || st.slots[k]->base->tiled.pinned; }
   std::vector<int> arrays() const;   // live handles of 1 to 3 dimensions
   std::vector<int> scalars() const;  // live 0-d handles
   int live_count() const;
@@ -101,14 +97,6 @@ struct Gen {
   std::vector<Step> periodic_stencil();
   std::vector<Step> outer_product();
   std::vector<Step> symmetrize();
-};
-
-// Builds what is reduced along an axis: Gen::unpinned within a scope.
-struct Unpinned {
-  Gen& g;
-  bool was;
-  explicit Unpinned(Gen& gen) : g(gen), was(gen.unpinned) { g.unpinned = !known_bugs(); }
-  ~Unpinned() { g.unpinned = was; }
 };
 
 }  // namespace fuzz

@@ -152,11 +152,17 @@ Step Gen::write(SK kind) {
     const int k = domain(S);
     std::optional<Expr> box = r.chance(0.7) ? view_as(k, S, true) : std::nullopt;  // a box where one fits
     s.target = box ? *box : *view_as(k, S, false);
-    const int w = r.weighted({7, 1.5, 1.5, 1});
-    s.rhs = w == 0   ? gen(S, r.below(4), k)
-            : w == 1 ? literal_for(type_of_slot(k))
-            : w == 2 ? scalar_operand()
-                     : node(Op::Mul, {scalar_operand(), leaf_for(S, k)});  // y += alpha * x
+    if (kind == SK::Assign && S.size() < 3 && r.chance(0.08)) {  // assign drops a leading axis of extent 1
+      Shape lead = S;
+      lead.insert(lead.begin(), 1);
+      s.rhs = gen_exact(lead, r.below(4), k);
+    } else {
+      const int w = r.weighted({7, 1.5, 1.5, 1});
+      s.rhs = w == 0   ? gen(S, r.below(4), k)
+              : w == 1 ? literal_for(type_of_slot(k))
+              : w == 2 ? scalar_operand()
+                       : node(Op::Mul, {scalar_operand(), leaf_for(S, k)});  // y += alpha * x
+    }
   }
   const DT T = type_of_slot(s.target.slot);
   if (kind == SK::Compound) {

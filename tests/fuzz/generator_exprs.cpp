@@ -183,7 +183,6 @@ Expr Gen::gen_axis_reduction(const Shape& S, int depth, int anchor) {
   // extent: x - mean(x, 1, true). The operand's shape is one that some array can be viewed as.
   static const Op ops[] = {Op::Sum, Op::Prod, Op::RMin, Op::RMax, Op::Mean, Op::ArgMin, Op::ArgMax, Op::CountNonzero};
   const Op op = ops[r.weighted({3, 1, 1.5, 1.5, 2, 1, 1, 0.8})];
-  const Unpinned scope(*this);
   const int nd = static_cast<int>(S.size());
   bool keep = false, found = false;
   int a = 0;
@@ -197,7 +196,7 @@ Expr Gen::gen_axis_reduction(const Shape& S, int depth, int anchor) {
       in[a] = m;
     else
       in.insert(in.begin() + a, m);
-    for (int k : arrays()) found = found || (!(unpinned && pinned(k)) && view_as_exists(k, in));
+    for (int k : arrays()) found = found || view_as_exists(k, in);
   }
   if (!found) return leaf_for(S, anchor);
   Expr x = r.chance(0.5) ? leaf_for(in, anchor, true) : gen_exact(in, depth - 1, anchor);

@@ -163,7 +163,6 @@ std::vector<Step> Gen::center() {
     if (floating && r.chance(0.5)) return {compound(leaf(k), '-', mean)};
     return {bind_to(k, node(Op::Sub, {leaf(k), mean}))};
   }
-  if (pinned(k) && !known_bugs()) return {};  // (Tiled::pinned)
   const int nd = static_cast<int>(shape_of(k).size());
   const int a = r.below(nd);
   const int axis = r.chance(0.3) ? a - nd : a;
@@ -181,16 +180,15 @@ std::vector<Step> Gen::center() {
 // point of P (n, d): argmin(sum(square(P(:, newaxis, :) - C(newaxis, :, :)), 2), 1); sometimes
 // also the distance to it or how many points chose centroid 0.
 std::vector<Step> Gen::nearest_centroid() {
-  const Unpinned scope(*this);  // the distances are reduced along an axis
   std::vector<int> points;
   for (int k : arrays())
-    if (shape_of(k).size() == 2 && !(unpinned && pinned(k))) points.push_back(k);
+    if (shape_of(k).size() == 2) points.push_back(k);
   if (points.empty()) return {};
   const int p = r.pick(points);
   const Shape C = {2 + r.below(3), shape_of(p)[1]};
   std::vector<int> cands;
   for (int k : arrays())
-    if (view_as_exists(k, C) && !(unpinned && pinned(k))) cands.push_back(k);
+    if (view_as_exists(k, C)) cands.push_back(k);
   if (cands.empty()) return {};
   Step view;
   view.kind = SK::View;
@@ -280,7 +278,7 @@ std::vector<Step> Gen::periodic_stencil() {
 std::vector<Step> Gen::outer_product() {
   std::vector<int> vectors;
   for (int k : arrays())
-    if (shape_of(k).size() == 1 && (known_bugs() || !pinned(k))) vectors.push_back(k);
+    if (shape_of(k).size() == 1) vectors.push_back(k);
   if (vectors.empty()) return {};
   const int x = r.pick(vectors), y = r.pick(vectors);
   const Op op = r.pick(std::vector<Op>{Op::Mul, Op::Sub, Op::Max, Op::Lt});

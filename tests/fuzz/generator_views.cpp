@@ -90,9 +90,6 @@ std::vector<std::string> Gen::ways(int k, const Shape& S) const {
   std::vector<std::string> out;
   std::string cur;
   matchings(shape_of(k), S, 0, 0, cur, out);
-  if (unpinned)  // no integer indices
-    out.erase(std::remove_if(out.begin(), out.end(), [](const std::string& w) { return w.find('i') != w.npos; }),
-              out.end());
   return out;
 }
 
@@ -168,21 +165,13 @@ Expr Gen::leaf_for(const Shape& S, int anchor, bool exact) {
   bool plain = want == S && r.chance(0.65);
   auto candidates = [&](bool p) {
     std::vector<int> out;
-    for (int k : arrays()) {
-      if (unpinned && pinned(k)) continue;
+    for (int k : arrays())
       if (p ? plain_fits(shape_of(k), want) : view_as_exists(k, want)) out.push_back(k);
-    }
     return out;
   };
   std::vector<int> cands = candidates(plain);
   if (cands.empty() && plain) cands = candidates(plain = false);
-  if (cands.empty()) {  // a 0-d view broadcasts to anything (pinned: where that matters, rejected)
-    const bool was = unpinned;
-    unpinned = false;
-    const Expr e = *view_as(r.pick(arrays()), {}, false);
-    unpinned = was;
-    return e;
-  }
+  if (cands.empty()) return *view_as(r.pick(arrays()), {}, false);  // a 0-d view broadcasts to anything
   const bool take_anchor = anchor >= 0 && std::find(cands.begin(), cands.end(), anchor) != cands.end() && r.chance(0.5);
   return *view_as(take_anchor ? anchor : r.pick(cands), want, plain);
 }

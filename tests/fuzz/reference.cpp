@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 
 namespace fuzz {
 namespace {
@@ -44,15 +43,6 @@ RArr eval_strong(const Expr& e, const RState& st, Ctx& c) {
   RArr a = eval(e, st, c);
   if (a.weak) c.fail("a scalar where an array is needed");
   return a;
-}
-
-// A new result is tiled like the first operand of its shape (key-partition inheritance): like
-// any of them, as far as the reference knows.
-Tiled inherited(std::initializer_list<const RArr*> xs, const Shape& shape) {
-  Tiled t;
-  for (const RArr* x : xs)
-    if (!x->weak && x->shape == shape) t = t | x->tiled;
-  return t;
 }
 
 // Each operand's element for each element of the broadcast shape `to`.
@@ -118,7 +108,6 @@ RArr eval(const Expr& e, const RState& st, Ctx& c) {
     }
     if (!broadcast_shape({&a, &b}, out.shape, c)) return out;
     out.t = is_compare(op) ? DT::B : t;
-    out.tiled = inherited({&a, &b}, out.shape);
     const Reader ra(a, out.shape), rb(b, out.shape);
     for (std::size_t k = 0; k < volume(out.shape) && c.ok(); ++k) {
       EV x = cast(ra[k], a.t, t, c), y = cast(rb[k], b.t, t, c);
@@ -136,7 +125,6 @@ RArr eval(const Expr& e, const RState& st, Ctx& c) {
     const DT t = unary_compute_type(e.op, a.t);
     out.t = e.op == Op::IsNan || e.op == Op::IsFinite ? DT::B : t;
     out.shape = a.shape;
-    out.tiled = a.tiled;
     for (std::size_t k = 0; k < a.v.size() && c.ok(); ++k) out.v.push_back(unop(e.op, t, cast(a.v[k], a.t, t, c), c));
     return out;
   }
@@ -146,7 +134,6 @@ RArr eval(const Expr& e, const RState& st, Ctx& c) {
     const DT t = result_of(x.t, x.weak, y.t, y.weak);
     if (!broadcast_shape({&cond, &x, &y}, out.shape, c)) return out;
     out.t = t;
-    out.tiled = inherited({&cond, &x, &y}, out.shape);
     const Reader rc(cond, out.shape), rx(x, out.shape), ry(y, out.shape);
     for (std::size_t k = 0; k < volume(out.shape) && c.ok(); ++k) {
       const EV m = cast(rc[k], cond.t, DT::B, c);
@@ -160,7 +147,6 @@ RArr eval(const Expr& e, const RState& st, Ctx& c) {
     const DT low = result_of(a.t, false, lo.t, lo.weak), t = result_of(low, false, hi.t, hi.weak);
     if (!broadcast_shape({&a, &lo, &hi}, out.shape, c)) return out;
     out.t = t;
-    out.tiled = inherited({&a, &lo, &hi}, out.shape);
     const Reader ra(a, out.shape), rlo(lo, out.shape), rhi(hi, out.shape);
     for (std::size_t k = 0; k < volume(out.shape) && c.ok(); ++k) {
       const EV m = binop(Op::Max, low, cast(ra[k], a.t, low, c), cast(rlo[k], lo.t, low, c), c);
@@ -173,7 +159,6 @@ RArr eval(const Expr& e, const RState& st, Ctx& c) {
     if (!c.ok()) return out;
     const DT to = e.op == Op::Astype ? e.to : a.t;
     out.t = to;
-    out.tiled = a.tiled;
     out.shape = a.shape;
     for (std::size_t k = 0; k < a.v.size() && c.ok(); ++k) {
       EV v = cast(a.v[k], a.t, to, c);
@@ -208,7 +193,6 @@ void bind_new(RState& st, int dst, RArr value, Ctx& c) {
   b->t = value.t;
   b->shape = value.shape;
   b->v = std::move(value.v);
-  b->tiled = value.tiled;
   check_budget(*b, c);
   st.slots[dst] = whole(b);
 }

@@ -32,25 +32,10 @@ constexpr double kBudget32 = 1e-6;             // (a tenth of the comparison tol
 constexpr double kMaxFloat = 1e6;              // larger float results are rejected
 constexpr std::int64_t kMaxInt64 = 1LL << 40;  // larger int64 results are rejected (int32 may wrap)
 
-// What the reference knows of how tessera tiles a value, for two tessera bugs that depend on it
-// (known, not fixed yet; docs/RELIABILITY.md, "Differential fuzzing"):
-//   pinned: read through a view with an integer index (or computed from one), which tessera tiles
-//     on the grid slice that holds the index; an axis reduction of it throws on the other ranks
-//     ("internal: a reduction computed 1 outputs for a result tile of 0"), so they part ways;
-//   copies: the result of an axis reduction, or tiled like one (its tiles repeat along a grid
-//     axis); a full sum, prod, mean, vdot, norm or count_nonzero of it counts every copy.
-// The reference rejects those reductions unless TESSERA_FUZZ_KNOWN_BUGS=1 (known_bugs()).
-struct Tiled {
-  bool pinned = false, copies = false;
-  Tiled operator|(const Tiled& o) const { return {pinned || o.pinned, copies || o.copies}; }
-};
-bool known_bugs();
-
 struct Base {
   DT t = DT::F64;
   Shape shape;
   std::vector<EV> v;
-  Tiled tiled;
 };
 
 // A view of a base, as NumPy's basic indexing makes them: the base index of its first element
@@ -61,7 +46,6 @@ struct RSlot {
   std::int64_t origin = 0;
   Shape extent;
   std::vector<std::int64_t> stride;
-  bool pinned = false;  // an integer index in the view's chain
   Shape shape() const { return extent; }
   int ndim() const { return static_cast<int>(extent.size()); }
   std::vector<std::int64_t> flat() const;  // the base index of each element, row-major
@@ -90,7 +74,6 @@ struct RArr {
   Shape shape;
   std::vector<EV> v;
   bool weak = false;
-  Tiled tiled;
   bool zero_d() const { return shape.empty(); }
 };
 
@@ -132,7 +115,8 @@ RArr materialize(const RSlot& s);
 bool broadcast_shape(std::initializer_list<const RArr*> xs, Shape& out, Ctx& c);
 // For each element of `to` (row-major), the index of the element of `from` it reads.
 std::vector<std::size_t> broadcast_index(const Shape& from, const Shape& to);
-// Writes `src` (cast to the target's type, broadcast to its shape) into the view `dst`.
+// Writes `src` (cast to the target's type, broadcast to its shape after dropping leading axes of
+// extent 1 beyond the target's, as NumPy's setitem does) into the view `dst`.
 void write_view(const RSlot& dst, const RArr& src, Ctx& c);
 // Rejects a base holding a float whose error bound exceeds the budget.
 void check_budget(const Base& b, Ctx& c);

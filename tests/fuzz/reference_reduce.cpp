@@ -166,25 +166,10 @@ RArr reduce(const Expr& e, const RArr& a, const RArr* b, Ctx& c) {
     terms[k] = x;
   }
   if (!c.ok()) return out;
-  // Along the only axis of a 1-D array without keepdims is over everything (a 0-d result).
-  const bool everything = !e.along || (a.shape.size() == 1 && !e.keepdims);
-  if (everything) {
-    const bool copies = a.tiled.copies || (b && b->tiled.copies);
-    const bool counts = e.op != Op::RMin && e.op != Op::RMax && e.op != Op::ArgMin && e.op != Op::ArgMax;
-    if (copies && counts && !known_bugs()) {
-      c.fail("a full sum/prod/mean/vdot/norm/count_nonzero of an array tiled with copies (a known tessera bug)");
-      return out;
-    }
-  }
   if (!e.along) {
     out.v.push_back(fold(e.op, p, terms, c));
     return out;
   }
-  if (!everything && a.tiled.pinned && !known_bugs()) {
-    c.fail("an axis reduction of an array read through an integer index (a known tessera bug)");
-    return out;
-  }
-  out.tiled = {a.tiled.pinned, !everything};
   // Along an axis: the terms of output (o, i) are (o, j, i) for j along the axis.
   const int nd = static_cast<int>(a.shape.size());
   const int axis = e.axis < 0 ? e.axis + nd : e.axis;

@@ -72,7 +72,7 @@ RArr roll(const Expr& e, const RArr& a, Ctx& c) {
   if (!normal_axis(e.axis, static_cast<int>(a.shape.size()), axis, c)) return {};
   const std::int64_t n = a.shape[axis];
   const std::int64_t s = ((e.ival % n) + n) % n;
-  RArr out = a;  // tiled like a
+  RArr out = a;
   const Shape strides = row_major_strides(a.shape);
   for (std::size_t k = 0; k < a.v.size(); ++k) {  // out[.., (j + s) mod n, ..] = a[.., j, ..]
     Shape i = unravel(k, a.shape);
@@ -153,7 +153,6 @@ RArr shape_op(const Expr& e, const std::vector<RArr>& kids, Ctx& c) {
     }
   RArr out = a;
   out.shape = e.dims;
-  if (e.dims != a.shape) out.tiled = {};  // a balanced array (to the same shape: a copy tiled like a)
   return out;
 }
 

@@ -3,20 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include "fuzz/reference.hpp"
 
 namespace fuzz {
-
-bool known_bugs() {
-  static const bool allowed = [] {
-    const char* v = std::getenv("TESSERA_FUZZ_KNOWN_BUGS");
-    return v && *v && std::string(v) != "0";
-  }();
-  return allowed;
-}
 
 std::size_t volume(const Shape& s) {
   std::size_t n = 1;
@@ -88,7 +79,6 @@ bool resolve(const Expr& e, const RState& st, RSlot& out, Ctx& c) {
         return false;
       }
       out.origin += i * in.stride[d];
-      out.pinned = true;
       continue;
     }
     std::int64_t a = 0, b = n, step = 1;
@@ -120,8 +110,6 @@ RArr materialize(const RSlot& s) {
   RArr out;
   out.t = s.base->t;
   out.shape = s.shape();
-  out.tiled = s.base->tiled;
-  out.tiled.pinned = out.tiled.pinned || s.pinned;
   for (std::int64_t f : s.flat()) out.v.push_back(s.base->v[static_cast<std::size_t>(f)]);
   return out;
 }
@@ -181,15 +169,18 @@ void check_budget(const Base& b, Ctx& c) {
 
 void write_view(const RSlot& dst, const RArr& src, Ctx& c) {
   const Shape shape = dst.shape();
-  // The value broadcasts to the target's shape without growing it (tessera: no more axes than
-  // the target; NumPy's assignment would also drop leading axes of extent 1).
-  bool fits = src.weak || src.shape.size() <= shape.size();
-  for (std::size_t d = 0; fits && !src.weak && d < src.shape.size(); ++d) {
-    const std::int64_t o = shape[shape.size() - src.shape.size() + d];
-    fits = src.shape[d] == o || src.shape[d] == 1;
+  // The value broadcasts to the target's shape without growing it, once its leading axes of
+  // extent 1 beyond the target's are dropped (NumPy's setitem; an in-place op's value has the
+  // target's shape by then). Dropping them leaves the elements' row-major order as it is.
+  Shape value = src.weak ? Shape{} : src.shape;
+  while (value.size() > shape.size() && value.front() == 1) value.erase(value.begin());
+  bool fits = value.size() <= shape.size();
+  for (std::size_t d = 0; fits && d < value.size(); ++d) {
+    const std::int64_t o = shape[shape.size() - value.size() + d];
+    fits = value[d] == o || value[d] == 1;
   }
   if (!fits) return c.fail("writing a value whose shape does not broadcast to the target's");
-  const std::vector<std::size_t> from = broadcast_index(src.weak ? Shape{} : src.shape, shape);
+  const std::vector<std::size_t> from = broadcast_index(value, shape);
   std::vector<EV> vals;
   for (std::size_t k = 0; k < from.size() && c.ok(); ++k) vals.push_back(cast(src.v[from[k]], src.t, dst.base->t, c));
   if (!c.ok()) return;
