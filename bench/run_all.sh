@@ -12,6 +12,11 @@
 # torch-compile"] (single-GPU peers, run at 1 GPU; jax-sharded runs at every count), PYTHON
 # [python3], RUN_TIMEOUT [1800 s per run], MPIRUN [mpirun], WARM_CACHE [1: each tessera JIT
 # configuration first runs untimed, so that the timed run starts with its kernels compiled].
+# WORKLOADS ["black_scholes stencil cg"] picks the workloads; the array-language ones (axis_sum
+# center kmeans_assign stencil27 shallow_water: tessera and the peers, no hand-written baseline)
+# take AXIS_N [16384: a 16384 x 16384 matrix per GPU, rows weak-scaled], KMEANS_N [2^24 points per
+# GPU], STENCIL27_N [512: a 514^3 grid], WATER_N [8192: 8194^2 grids] and ARRAY_ITERS [20];
+# stencil27 and shallow_water keep their size at every GPU count (strong scaling).
 # A run that fails or whose check fails is recorded and the script goes on; it exits 1 if any did.
 #
 # Profile pass, after the measurements: tessera fused with the JIT runs each workload once more at
@@ -46,6 +51,15 @@ STENCIL_N=${STENCIL_N:-16384}
 STENCIL_ITERS=${STENCIL_ITERS:-50}
 CG_N=${CG_N:-8192}
 CG_ITERS=${CG_ITERS:-50}
+WORKLOADS=${WORKLOADS:-"black_scholes stencil cg"}
+AXIS_N=${AXIS_N:-16384}
+KMEANS_N=${KMEANS_N:-16777216}
+STENCIL27_N=${STENCIL27_N:-512}
+WATER_N=${WATER_N:-8192}
+ARRAY_ITERS=${ARRAY_ITERS:-20}
+for workload in $WORKLOADS; do
+  [ -f "$HERE/peers/$workload.py" ] || { echo "run_all: no workload $workload (WORKLOADS)" >&2; exit 2; }
+done
 WARMUP=${WARMUP:-3}
 PEERS=${PEERS:-"jax cupy torch torch-compile"}
 PYTHON=${PYTHON:-python3}
@@ -86,6 +100,10 @@ sizes() {
     black_scholes) echo "--n $((BS_N * $2))" ;;
     stencil) echo "--n $STENCIL_N --rows $((STENCIL_N * $2))" ;;
     cg) echo "--n $CG_N --rows $((CG_N * $2))" ;;
+    axis_sum | center) echo "--n $AXIS_N --rows $((AXIS_N * $2))" ;;
+    kmeans_assign) echo "--n $((KMEANS_N * $2))" ;;
+    stencil27) echo "--n $STENCIL27_N" ;;
+    shallow_water) echo "--n $WATER_N" ;;
   esac
 }
 
@@ -121,17 +139,19 @@ for P in $RANKS; do
     continue
   fi
   devices=$(seq -s, 0 $((P - 1)))
-  for workload in black_scholes stencil cg; do
+  for workload in $WORKLOADS; do
     read -r -a size <<<"$(sizes "$workload" "$P")"
     case $workload in
       black_scholes) iters=$BS_ITERS ;;
       stencil) iters=$STENCIL_ITERS ;;
       cg) iters=$CG_ITERS ;;
+      *) iters=$ARRAY_ITERS ;;
     esac
     common=("${size[@]}" --iters "$iters" --warmup "$WARMUP" --json)
     base="{\"workload\": \"$workload\", \"ranks\": $P, \"n\": ${size[1]}"
-    for variant in "tessera --backend interp" "tessera --backend jit" "tessera-unfused --fusion off" \
-      "expert --system expert"; do
+    variants=("tessera --backend interp" "tessera --backend jit" "tessera-unfused --fusion off")
+    case $workload in black_scholes | stencil | cg) variants+=("expert --system expert") ;; esac
+    for variant in "${variants[@]}"; do
       read -r system flags <<<"$variant"
       asked=auto
       case $flags in --backend*) asked=${flags#--backend } ;; --system*) asked=kokkos ;; esac
@@ -174,7 +194,7 @@ elif [ "$PROFILE" = 1 ]; then
   profile_failures=0
   for P in $(printf '%s\n' 1 "$largest" | sort -nu); do
     if [ "$GPUS" -gt 0 ] && [ "$P" -gt "$GPUS" ]; then continue; fi
-    for workload in black_scholes stencil cg; do
+    for workload in $WORKLOADS; do
       prefix=$OUT/profile-$workload-np$P
       profiled=$((profiled + 1))
       log "profile: $workload tessera (--backend jit) on $P rank(s), $PROFILE_ITERS iterations -> $prefix.txt"

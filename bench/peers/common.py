@@ -51,13 +51,13 @@ def uniform_of(xp, seed, index):
 
 
 def flat_index(xp, shape):
-    """Row-major flat indices of an array of `shape` as uint64 (2-D: built from two ranges, which
-    a sharded JAX computation partitions by rows without reshaping)."""
+    """Row-major flat indices of an array of `shape` (any rank) as uint64, built from one range per
+    dimension, which a sharded JAX computation partitions by rows without reshaping."""
     u = numpy().uint64
-    if len(shape) == 1:
-        return xp.arange(shape[0], dtype=xp.uint64)
-    rows = xp.arange(shape[0], dtype=xp.uint64)[:, None] * u(shape[1])
-    return rows + xp.arange(shape[1], dtype=xp.uint64)[None, :]
+    index = xp.arange(shape[0], dtype=xp.uint64)
+    for extent in shape[1:]:
+        index = index[..., None] * u(extent) + xp.arange(extent, dtype=xp.uint64)
+    return index
 
 
 def uniform_host(seed, shape, chunk=1 << 24):
@@ -227,12 +227,12 @@ def prepare_environment(systems):
 # ---- Command line, timing, output
 
 
-def parse(workload, default_n, default_iters, grid):
+def parse(workload, default_n, default_iters, grid, n_help=None):
     p = argparse.ArgumentParser(description=f"{workload} on the peers (docs/BENCHMARKS.md)")
     p.add_argument("--system", default="numpy",
                    help="comma-separated subset of " + ", ".join(SYSTEMS) + " (or 'all')")
     p.add_argument("--n", type=int, default=default_n,
-                   help="options" if not grid else "columns of the grid (and rows unless --rows)")
+                   help=n_help or ("options" if not grid else "columns of the grid (and rows unless --rows)"))
     if grid:
         p.add_argument("--rows", type=int, default=0, help="rows of the grid (weak scaling: devices x n)")
     p.add_argument("--iters", type=int, default=default_iters)
