@@ -120,6 +120,16 @@ void Store::adopt(Kokkos::View<char*, MemSpace>&& written, const std::vector<Box
   spare_writes_ = writes_;
 }
 
+void Store::discard() {
+  if (released_) return;
+  // A moved-from View may keep its pointer (Kokkos 3): empty them explicitly.
+  recycle(std::move(data_));
+  data_ = Kokkos::View<char*, MemSpace>();
+  recycle(std::move(spare_));
+  spare_ = Kokkos::View<char*, MemSpace>();
+  invalidate_halo();
+}
+
 void Store::release() {
   data_ = Kokkos::View<char*, MemSpace>();
   spare_ = Kokkos::View<char*, MemSpace>();

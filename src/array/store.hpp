@@ -81,6 +81,10 @@ class Store {
   Kokkos::View<char*, MemSpace> rename_buffer(const std::vector<Box>& frame, bool& frame_current);
   void adopt(Kokkos::View<char*, MemSpace>&& written, const std::vector<Box>& frame);
 
+  // Gives the buffers back to the memory pool: the executor's call for a store that nothing can
+  // read any more (no Array handle, no recorded op) once the last kernel touching it is enqueued.
+  void discard();
+
   // Frees the device memory (at runtime teardown); later use raises tessera::Error.
   void release();
   bool released() const { return released_; }

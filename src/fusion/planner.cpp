@@ -11,7 +11,8 @@
 //      store written in the group is a read through a different view);
 //   6. the group's kernel keeps to kMaxArgs arguments (they travel in the kernel parameters);
 //   7. the op does not come after the start of the loop's next iteration (an op repeating the
-//      window's first op) once the group spans kLoopSpan ops.
+//      window's first op, or the op where a setup before the loop ends: find_loop_op) once the
+//      group spans kLoopSpan ops.
 // Scalar-only ops (0-d in, 0-d out) are not grouped: their consumers recompute them inline, and
 // they run as kernels of their own only if their result is still needed after the window.
 // Elementwise ops whose result is a temporary are rematerialized the same way (recomputed inside
@@ -151,6 +152,7 @@ class Planner {
       : ops_(ops), w_(w), everything_(everything), n_(static_cast<int>(ops.size())) {}
 
   Plan run() {
+    loop_op_ = find_loop_op();
     analyse();
     choose_domains();
     Plan plan;
@@ -182,6 +184,25 @@ class Planner {
   bool can_rename(int store, const View& view) const {
     const Store& s = *w_.stores[store];
     return s.ndim() > 0 && view.is_box() && 2 * view.volume() >= s.full().volume();
+  }
+
+  // Where the program's loop starts in this window, for rule 7 and the cut: the window's first op,
+  // since windows are cut where it repeats, unless it never repeats. Then the window begins with
+  // code before the loop (a program's setup, recorded unflushed before its loop): the loop starts
+  // at the first op from which the ops repeat one period of at least kLoopSpan later (the ops
+  // [p, p + L) equal [p + L, p + 2L)). Without this, such a window fuses whole, grows up to its
+  // limit, and its kernel (setup and several iterations) is one that no later window repeats.
+  int find_loop_op() const {
+    const std::vector<std::uint64_t>& h = w_.op_hash;
+    for (int j = 1; j < n_; ++j)
+      if (h[j] == h[0]) return 0;
+    std::unordered_map<std::uint64_t, std::vector<int>> at;
+    for (int i = 0; i < n_; ++i) at[h[i]].push_back(i);
+    for (int p = 1; p + 2 * kLoopSpan <= n_; ++p)
+      for (int j : at[h[p]])
+        if (j - p >= kLoopSpan && 2 * j - p <= n_ && std::equal(h.begin() + p, h.begin() + j, h.begin() + j))
+          return p;
+    return 0;
   }
 
   // Per op: which stores it reads/writes, and which scalar ops produce its 0-d inputs.
@@ -469,7 +490,7 @@ class Planner {
     Tiling domain;
     bool domain_scalar = false;
     int span_start = 0;      // where the current group's ops (floating ones included) begin
-    int loop_boundary = -1;  // rule 7: an op repeating op 0 at least kLoopSpan ops past span_start
+    int loop_boundary = -1;  // rule 7: an op repeating op loop_op_ at least kLoopSpan ops past span_start
     Group current;
     // The dimension the group's reductions run along (Program::reduce_dim): one per kernel.
     constexpr int kNoReduction = -2;
@@ -489,7 +510,7 @@ class Planner {
       group_reduce_dim = kNoReduction;
     };
     for (int i = 0; i < n_; ++i) {
-      if (i > 0 && w_.op_hash[i] == w_.op_hash[0] && i - span_start >= kLoopSpan && loop_boundary < 0)
+      if (i > loop_op_ && w_.op_hash[i] == w_.op_hash[loop_op_] && i - span_start >= kLoopSpan && loop_boundary < 0)
         loop_boundary = i;
       if (floating_[i]) continue;
       const Task& t = ops_[i];
@@ -565,7 +586,7 @@ class Planner {
         }
         if (why.empty() && loop_boundary > current.ops.front()) {
           msg << "rule 7 (loop period): op " << loop_boundary << " (" << short_name(ops_[loop_boundary].label)
-              << ") starts the loop's next iteration (it repeats op 0), " << loop_boundary - span_start
+              << ") starts the loop's next iteration (it repeats op " << loop_op_ << "), " << loop_boundary - span_start
               << " ops after the group's start";
           why = msg.str();
         }
@@ -610,16 +631,16 @@ class Planner {
       // The window ends in a partial iteration of the program's loop whose statements are still
       // being built (their results held, so not yet temporaries): keep all of it for the next
       // window, which then starts where the loop does and can fuse the iteration whole.
-      for (int j = cut_ - 1; j > n_ / 2; --j)
-        if (w_.op_hash[j] == w_.op_hash[0]) {
+      for (int j = cut_ - 1; j > std::max(n_ / 2, loop_op_); --j)
+        if (w_.op_hash[j] == w_.op_hash[loop_op_]) {
           cut_ = j;
           break;
         }
       // A last group longer than half the window would make the next window re-plan at once.
       if (n_ - cut_ > n_ / 2) cut_ = n_;
     } else {
-      for (int j = n_ - 1; j > 0; --j)
-        if (w_.op_hash[j] == w_.op_hash[0]) {
+      for (int j = n_ - 1; j > loop_op_; --j)
+        if (w_.op_hash[j] == w_.op_hash[loop_op_]) {
           cut_ = j;
           break;
         }
@@ -990,6 +1011,7 @@ class Planner {
   bool everything_;
   int n_;
   int cut_ = 0;
+  int loop_op_ = 0;  // the op the loop's iterations start with (find_loop_op)
   const Group* previous_group_ = nullptr;  // the group built before (for the fusion log)
   std::set<int> computed_;                 // floating array ops inlined so far (for the fusion log)
   std::vector<int> last_write_, producer_;

@@ -94,6 +94,28 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const
       launch.reductions.push_back(ReductionOut{window.stores[r.store], r.finalize, r.count});
     return launch;
   };
+  // A store that nothing outside the executed ops holds (no Array handle, no op left in the
+  // window: its only references are theirs and the canonical window's) is dead once the last
+  // kernel touching it has been enqueued; its buffers go back to the pool then, not when the whole
+  // window has run. A window holding many iterations of a loop (CG's reduction results, two per
+  // iteration) then needs the buffers of about one, whatever its length: the pool warmed by a few
+  // iterations serves any later window. The next user of a buffer is ordered after the kernel on
+  // the one stream (core/memory_pool.hpp).
+  const std::size_t nstores = window.stores.size();
+  std::vector<int> last_group(nstores, -1);
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    for (const PlannedArg& a : plan.groups[g].args) last_group[a.store] = static_cast<int>(g);
+    for (const PlannedReduction& r : plan.groups[g].reductions) last_group[r.store] = static_cast<int>(g);
+    last_group[plan.groups[g].domain.store] = static_cast<int>(g);  // geometry only, but kept whole
+  }
+  std::vector<long> references(nstores, 1);  // window.stores' own
+  for (std::size_t i = 0; i < ops.size(); ++i) {  // the kept ops were moved from: no arguments left
+    for (std::size_t a = 0; a < ops[i].args.size(); ++a) ++references[window.arg_store[i][a]];
+    for (std::size_t r = 0; r < ops[i].reductions.size(); ++r) ++references[window.reduction_store[i][r]];
+  }
+  std::vector<std::vector<int>> dead_after(plan.groups.size());
+  for (std::size_t s = 0; s < nstores; ++s)
+    if (last_group[s] >= 0 && window.stores[s].use_count() == references[s]) dead_after[last_group[s]].push_back(s);
   for (std::size_t i = 0; i < plan.groups.size();) {
     std::size_t j = i;
     while (j < plan.groups.size() && batchable(plan.groups[j]) &&
@@ -108,6 +130,11 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const
       reports.push_back(execute(launch_of(plan.groups[i])));
       j = i + 1;
     }
+    // The launches' copies of the store pointers are gone: a count above `references` now means
+    // that something took the store during execution, which then stays.
+    for (std::size_t k = i; k < j; ++k)
+      for (int s : dead_after[k])
+        if (window.stores[s].use_count() == references[s]) window.stores[s]->discard();
     for (std::size_t k = i; k < j && rt.logging(LogTopic::Fusion); ++k) {
       const PlannedGroup& g = plan.groups[k];
       const ExecReport& report = reports[k - i];
