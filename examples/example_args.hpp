@@ -1,8 +1,10 @@
 #pragma once
-// Command-line options for the examples: `--name value` or `--name=value`, integers only.
+// Command-line options for the examples and apps: `--name value` or `--name=value` integers, and
+// flags (`--check`) that are present or not.
 //
 //   ExampleArgs args("tessera-heat", argc, argv);
 //   std::int64_t n = args.integer("--n", 256, 3);   // default 256, at least 3
+//   bool check = args.flag("--check");
 //   if (!args.ok()) { if (rank == 0) args.report(); return 2; }
 //
 // Every rank parses the same argv, so every rank reaches the same verdict and none hangs.
@@ -56,7 +58,16 @@ class ExampleArgs {
     return fallback;
   }
 
-  // False if an option was malformed, unknown, or --help was asked for. Call after integer().
+  // Whether the flag `name` is given (it takes no value).
+  bool flag(const std::string& name) {
+    usage_ += " [" + name + "]";
+    bool found = false;
+    for (std::size_t i = 0; i < words_.size(); ++i)
+      if (words_[i] == name) used_[i] = found = true;
+    return found;
+  }
+
+  // False if an option was malformed, unknown, or --help was asked for. Call after integer() and flag().
   bool ok() {
     for (std::size_t i = 0; i < words_.size(); ++i) {
       if (used_[i]) continue;
