@@ -18,9 +18,9 @@
 namespace {
 
 const char* const kVariables[] = {
-    "TESSERA_WINDOW",       "TESSERA_FUSION",    "TESSERA_BACKEND",     "TESSERA_GRID",
-    "TESSERA_LOG",          "TESSERA_CACHE_DIR", "TESSERA_COMM",        "TESSERA_CHECK_DIVERGENCE",
-    "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP",   "TESSERA_JIT_ELEMENTS"};
+    "TESSERA_WINDOW",       "TESSERA_FUSION",    "TESSERA_BACKEND",      "TESSERA_GRID",
+    "TESSERA_LOG",          "TESSERA_CACHE_DIR", "TESSERA_COMM",         "TESSERA_CHECK_DIVERGENCE",
+    "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP",   "TESSERA_JIT_ELEMENTS", "TESSERA_BATCH_ELEMENTS"};
 
 // Unsets every TESSERA_* variable for the lifetime of the object.
 struct CleanEnvironment {
@@ -62,6 +62,7 @@ TEST(Config, UnsetVariablesKeepValuesSetInCode) {
   c.log = "comm";
   c.cache_dir = "/somewhere";
   c.jit_elements = 2;
+  c.batch_elements = 7;
   const ts::Config e = c.with_environment();
   EXPECT_EQ(e.window, c.window);
   EXPECT_EQ(e.fusion, c.fusion);
@@ -70,6 +71,7 @@ TEST(Config, UnsetVariablesKeepValuesSetInCode) {
   EXPECT_EQ(e.log, c.log);
   EXPECT_EQ(e.cache_dir, c.cache_dir);
   EXPECT_EQ(e.jit_elements, c.jit_elements);
+  EXPECT_EQ(e.batch_elements, c.batch_elements);
   ts::Config d;
   EXPECT_NO_THROW(d.validate());
   EXPECT_NO_THROW(d.with_environment().validate());
@@ -123,6 +125,10 @@ TEST(Config, GoodEnvironmentValuesOverrideCode) {
     const ts::Config e = c.with_environment();
     EXPECT_EQ(e.jit_elements, std::stoi(v));
     EXPECT_NO_THROW(e.validate());
+  }
+  for (const std::string v : {"0", "1", "4096", "16777216"}) {
+    EnvGuard g("TESSERA_BATCH_ELEMENTS", v);
+    EXPECT_EQ(base.with_environment().batch_elements, std::stoll(v));
   }
   {
     const std::string dir = "/tmp/tessera cache/kernels";
@@ -186,6 +192,9 @@ TEST(Config, BadEnvironmentValuesNameTheVariableAndTheChoices) {
       {"TESSERA_JIT_ELEMENTS", "04", {"'04'", "0 (automatic), 1, 2 or 4"}},
       {"TESSERA_JIT_ELEMENTS", "auto", {"'auto'", "0 (automatic), 1, 2 or 4"}},
       {"TESSERA_JIT_ELEMENTS", "", {"''", "0 (automatic), 1, 2 or 4"}},
+      {"TESSERA_BATCH_ELEMENTS", "-1", {"'-1'", "positive integer"}},
+      {"TESSERA_BATCH_ELEMENTS", "16777217", {"'16777217'", "up to 16777216"}},
+      {"TESSERA_BATCH_ELEMENTS", "", {"positive integer"}},
   };
   for (const Case& c : cases) {
     EnvGuard g(c.variable, c.value);
@@ -231,6 +240,13 @@ TEST(Config, ValidateRejectsBadFields) {
     const std::string m = error_of([&] { c.validate(); });
     EXPECT_NE(m.find("loud"), std::string::npos) << m;
     EXPECT_NE(m.find("fusion, comm, exec, all"), std::string::npos) << m;
+  }
+  for (std::int64_t b : {std::int64_t(-1), (std::int64_t(1) << 24) + 1}) {
+    ts::Config c;
+    c.batch_elements = b;
+    const std::string m = error_of([&] { c.validate(); });
+    EXPECT_NE(m.find("batch_elements"), std::string::npos) << m;
+    EXPECT_NE(m.find(std::to_string(b)), std::string::npos) << m;
   }
   for (int e : {-1, 3, 8}) {
     ts::Config c;

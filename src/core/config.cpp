@@ -38,6 +38,9 @@ double parse_seconds(const char* var, const std::string& text) {
   return v;
 }
 
+// A single-block launch over more elements than this would be slower than any kernel of its own.
+constexpr long kMaxBatchElements = 1L << 24;
+
 bool valid_jit_elements(int e) { return e == 0 || e == 1 || e == 2 || e == 4; }
 
 void check_log(const std::string& text) {
@@ -125,6 +128,8 @@ Config Config::with_environment() const {
       detail::raise("TESSERA_JIT_ELEMENTS='", s, "' is not valid: expected 0 (automatic), 1, 2 or 4");
     c.jit_elements = std::stoi(s);
   }
+  if (const char* v = getenv_or_null("TESSERA_BATCH_ELEMENTS"))
+    c.batch_elements = std::string(v) == "0" ? 0 : parse_positive("TESSERA_BATCH_ELEMENTS", v, kMaxBatchElements);
   if (const char* v = getenv_or_null("TESSERA_CACHE_DIR")) {
     if (*v == '\0') detail::raise("TESSERA_CACHE_DIR is set but empty: expected a folder path");
     c.cache_dir = v;
@@ -142,6 +147,8 @@ void Config::validate() const {
     detail::raise("Config::comm='", comm, "' is not valid: expected auto, mpi or nccl");
   if (!valid_jit_elements(jit_elements))
     detail::raise("Config::jit_elements=", jit_elements, " is not valid: expected 0 (automatic), 1, 2 or 4");
+  if (batch_elements < 0 || batch_elements > kMaxBatchElements)
+    detail::raise("Config::batch_elements=", batch_elements, " is not valid: expected 0 to ", kMaxBatchElements);
   if (!(comm_timeout > 0) || comm_timeout > kMaxSeconds)
     detail::raise("Config::comm_timeout=", comm_timeout, " is not valid: expected a positive number of seconds up to ",
                   kMaxSeconds);

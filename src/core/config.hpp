@@ -35,6 +35,9 @@ struct Config {
                                     // (divergence check, MPI and NCCL communication) before aborting
   int jit_elements = 0;             // TESSERA_JIT_ELEMENTS: elements per thread of JIT kernels, 1, 2
                                     // or 4; 0 chooses per program (docs/JIT.md). For benchmarking
+  // TESSERA_BATCH_ELEMENTS: consecutive small groups (boundary strips) of at most this many
+  // elements each run as one single-block launch; 0 launches each apart (docs/FUSION.md).
+  std::int64_t batch_elements = std::int64_t(1) << 15;
 
   // This configuration with every TESSERA_* variable that is set applied on top.
   Config with_environment() const;

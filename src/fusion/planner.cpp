@@ -495,6 +495,7 @@ class Planner {
     // The dimension the group's reductions run along (Program::reduce_dim): one per kernel.
     constexpr int kNoReduction = -2;
     int group_reduce_dim = kNoReduction;
+    int group_reductions = 0;  // reduction slots the group's kernel holds (at most kMaxReductions)
     auto close = [&](std::string reason) {
       if (current.ops.empty()) return;
       current.reason = std::move(reason);
@@ -508,6 +509,7 @@ class Planner {
       visible.clear();
       std::fill(reduced.begin(), reduced.end(), 0);
       group_reduce_dim = kNoReduction;
+      group_reductions = 0;
     };
     for (int i = 0; i < n_; ++i) {
       if (i > loop_op_ && w_.op_hash[i] == w_.op_hash[loop_op_] && i - span_start >= kLoopSpan && loop_boundary < 0)
@@ -590,6 +592,11 @@ class Planner {
               << " ops after the group's start";
           why = msg.str();
         }
+        if (why.empty() && group_reductions + static_cast<int>(t.program.reduce_kinds.size()) > kMaxReductions) {
+          msg << "rule 6 (kernel size): op " << i << " (" << short_name(t.label) << ") would take the group past "
+              << kMaxReductions << " reductions";
+          why = msg.str();
+        }
         if (why.empty()) {
           if (arguments_with(i, reads_i, external, written, visible) > static_cast<std::size_t>(kMaxArgs)) {
             msg << "rule 6 (kernel size): op " << i << " (" << short_name(t.label) << ") would take the group past "
@@ -616,6 +623,7 @@ class Planner {
         }
       for (int s : w_.reduction_store[i]) reduced[s] = 1;
       if (!t.reductions.empty()) group_reduce_dim = t.program.reduce_dim;
+      group_reductions += static_cast<int>(t.program.reduce_kinds.size());
     }
     close(everything_ ? "flush" : "window full");
   }

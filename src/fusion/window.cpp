@@ -63,12 +63,11 @@ void Window::run(bool everything, FlushKind kind) {
 namespace {
 
 // Boundary strips run together (execute_batch): consecutive small groups over different launch
-// domains (rows, columns, corners of a grid), each of at most kBatchElements elements, for which
-// a launch costs more than their work. Groups over one domain were cut by a rule and stay apart.
-constexpr std::int64_t kBatchElements = std::int64_t(1) << 15;
-
-bool batchable(const PlannedGroup& g) {
-  return g.task_op < 0 && g.reductions.empty() && g.domain.view.volume() <= kBatchElements;
+// domains (rows, columns, corners of a grid), each of at most Config::batch_elements elements, for
+// which a launch costs more than their work. Groups over one domain were cut by a rule and stay
+// apart.
+bool batchable(const PlannedGroup& g, std::int64_t batch_elements) {
+  return g.task_op < 0 && g.reductions.empty() && g.domain.view.volume() <= batch_elements;
 }
 
 bool same_domain(const PlannedGroup& a, const PlannedGroup& b, const CanonicalWindow& w) {
@@ -118,7 +117,7 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const
     if (last_group[s] >= 0 && window.stores[s].use_count() == references[s]) dead_after[last_group[s]].push_back(s);
   for (std::size_t i = 0; i < plan.groups.size();) {
     std::size_t j = i;
-    while (j < plan.groups.size() && batchable(plan.groups[j]) &&
+    while (j < plan.groups.size() && batchable(plan.groups[j], rt.config().batch_elements) &&
            (j == i || !same_domain(plan.groups[j - 1], plan.groups[j], window)))
       ++j;
     std::vector<ExecReport> reports;
@@ -138,14 +137,13 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const
     for (std::size_t k = i; k < j && rt.logging(LogTopic::Fusion); ++k) {
       const PlannedGroup& g = plan.groups[k];
       const ExecReport& report = reports[k - i];
-      rt.log(LogTopic::Fusion, g.label + ": " + g.explain +
-                                   " | halos exchanged: " + std::to_string(report.halo_stores) + " store(s), " +
-                                   std::to_string(report.halo_bytes) +
-                                   " bytes received | redistributed: " + std::to_string(report.redistributions) +
-                                   (report.image_bytes ? " | image: " + std::to_string(report.image_bytes) +
-                                                             " bytes received"
-                                                       : std::string()) +
-                                   (report.batched ? " | batched: one kernel with the small groups beside it" : ""));
+      rt.log(LogTopic::Fusion,
+             g.label + ": " + g.explain + " | halos exchanged: " + std::to_string(report.halo_stores) + " store(s), " +
+                 std::to_string(report.halo_bytes) +
+                 " bytes received | redistributed: " + std::to_string(report.redistributions) +
+                 (report.image_bytes ? " | image: " + std::to_string(report.image_bytes) + " bytes received"
+                                     : std::string()) +
+                 (report.batched ? " | batched: one kernel with the small groups beside it" : ""));
     }
     i = j;
   }
