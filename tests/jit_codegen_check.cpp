@@ -413,6 +413,45 @@ TEST_F(TesseraTest, AxisReductionsAndArgKindsCompile) {
   EXPECT_FALSE(cache.cubin(columns, stats).empty());
 }
 
+// Nested reductions (generate_nested): a thread per output folding both axes in registers. The
+// k-means step in float64 and float32, an inner mean along the middle axis, an inner sum along
+// the first axis, integers, and an inner argmin (its index is the value the outer max sees); each
+// program is compiled here (and joins the corpus).
+TEST_F(TesseraTest, NestedReductionsCompile) {
+  captured().clear();
+  td::set_launch_observer(&capture);
+  // Results are kept in variables, never read in the same expression: an expression's temporaries
+  // (the inner results) live until it ends, so .to_host() there would see them held, not nested.
+  auto P = ts::random<double>({13, 3}, 1), C = ts::random<double>({4, 3}, 2);
+  const auto diff = [&] { return P(ts::all, ts::newaxis, ts::all) - C(ts::newaxis, ts::all, ts::all); };
+  auto Pf = P.astype<float>(), Cf = C.astype<float>();
+  auto Pi = (P * 10.0).astype<std::int64_t>(), Ci = (C * 10.0).astype<std::int64_t>();
+  std::vector<ts::Array<std::int64_t>> labels;
+  std::vector<ts::Array<double>> values;
+  labels.push_back(ts::argmin(ts::sum(ts::square(diff()), 2), 1));
+  labels.push_back(
+      ts::argmin(ts::sum(ts::square(Pf(ts::all, ts::newaxis, ts::all) - Cf(ts::newaxis, ts::all, ts::all)), 2), 1));
+  values.push_back(ts::mean(ts::mean(diff(), 1), 1));
+  labels.push_back(ts::argmax(ts::sum(diff() * 2.0, 0), 1));
+  labels.push_back(ts::max(ts::sum(Pi(ts::all, ts::newaxis, ts::all) * Ci(ts::newaxis, ts::all, ts::all), 2), 1));
+  labels.push_back(ts::max(ts::argmin(diff(), 2), 1));
+  rt().flush();
+  td::set_launch_observer(&observe);
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  int nested = 0;
+  for (const td::Program& p : captured()) {
+    if (p.nested.dim < 0) continue;
+    ++nested;
+    const td::GeneratedKernel g = td::generate_cuda(p, 2, {}, 4);
+    EXPECT_EQ(g.elements, 1);
+    EXPECT_TRUE(g.finish_name.empty());
+    EXPECT_NE(g.source.find("nacc"), std::string::npos) << g.source;
+    EXPECT_FALSE(cache.cubin(g, stats).empty()) << g.source;
+  }
+  EXPECT_EQ(nested, 6);
+}
+
 // A batch of boundary strips (fusion/executor.cpp, execute_batch) is one kernel: each part's
 // program over its own domain, a barrier between parts, the parts' arguments and constants one
 // after the other in the parameter block; it compiles with NVRTC.

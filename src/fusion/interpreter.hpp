@@ -74,6 +74,7 @@ class ProgramImages {
     std::vector<ReduceKind> reduce_kinds;  // the same code reduces differently with other kinds
     std::vector<bool> reduce_float;
     int reduce_dim;
+    NestedReduction nested;
     ProgramImage image;
   };
   std::unordered_map<std::uint64_t, std::deque<Entry>> by_hash_;  // deque: entries never move

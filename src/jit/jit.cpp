@@ -82,6 +82,7 @@ class Jit {
     std::copy_n(program.constants.begin(), std::min<std::size_t>(program.constants.size(), kMaxJitConstants),
                 p.constants);
     std::copy(args.begin(), args.end(), p.args);
+    if (program.nested.dim >= 0) return launch_nested(k, p, target, label);
     if (!program.reduce_kinds.empty() && program.reduce_dim >= 0) return launch_along(k, program, p, target, label);
     const PartialsView& partials = target.partials;
     const std::int64_t rows = domain.n[0] * domain.n[1];
@@ -158,6 +159,21 @@ class Jit {
     }
     Kokkos::Tools::endParallelFor(id);
     recycle(std::move(chunk_partials));
+  }
+
+  // A nested reduction (jit/codegen.cpp, generate_nested): a thread per output, no finish kernel.
+  void launch_nested(const JitKernel& k, KernelParams& p, const ReductionTarget& target, const std::string& label) {
+    p.partials = target.along;
+    p.count = target.count;
+    if (p.count == 0) return;  // no outputs on this rank
+    const unsigned gx = static_cast<unsigned>(
+        std::clamp<std::int64_t>((p.count + kJitBlockX - 1) / kJitBlockX, 1, std::int64_t(1) << 20));
+    const CUstream stream = reinterpret_cast<CUstream>(ExecSpace().cuda_stream());
+    void* params[] = {&p};
+    std::uint64_t id = 0;
+    Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(ExecSpace()), &id);
+    check(cuLaunchKernel(k.main, gx, 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
+    Kokkos::Tools::endParallelFor(id);
   }
 
   // A batch of small programs as one kernel (jit/codegen.cpp, generate_batch), or nullptr.
