@@ -495,6 +495,9 @@ void interpret(const std::string& label, const Program& program, const ProgramIm
   // launches use constant memory, for which Kokkos makes the host wait for the previous kernel.
   f.nested = program.nested;
   if (f.nested.dim >= 0) {
+    if (target.count != domain.n[3 - f.nested.dim - program.reduce_dim])
+      raise("internal: ", label, " nests reductions into ", target.count, " outputs over a tile of ",
+            domain.n[3 - f.nested.dim - program.reduce_dim]);
     using Nested = typename Interpreter<kLanes>::Nested;
     f.along = target.along;
     f.count = target.count;
