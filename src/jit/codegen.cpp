@@ -222,6 +222,8 @@ class Emitter {
   void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent) {
     body(out, lanes, indent, 0, static_cast<int>(p_.code.size()));
   }
+  // Arguments whose loads read staged<a>[jo * nD + ji] where `staged` holds (generate_nested).
+  void stage(std::uint64_t args) { staged_ = args; }
   // Instructions [pc0, pc1) (a nested reduction's inner or outer code); registers defined before
   // pc0 keep their names.
   void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent, int pc0, int n) {
@@ -283,8 +285,10 @@ class Emitter {
     const char* T = ctype(in.type);
     switch (in.op) {
       case OpCode::Load:
-        out << define(pc, lane, T) << "*(reinterpret_cast<const " << T << "*>(p.args[" << at_.arg_base + in.a
-            << "].ptr) + " << element_address(in.a, shape_, lane.column, at_.arg_base) << ");\n";
+        out << define(pc, lane, T);
+        if (staged_ >> in.a & 1) out << "staged ? staged" << in.a << "[jo * nD + ji] : ";
+        out << "*(reinterpret_cast<const " << T << "*>(p.args[" << at_.arg_base + in.a << "].ptr) + "
+            << element_address(in.a, shape_, lane.column, at_.arg_base) << ");\n";
         return out.str();
       case OpCode::Store:
         out << "*(reinterpret_cast<" << T << "*>(p.args[" << at_.arg_base + in.a << "].ptr) + "
@@ -465,6 +469,7 @@ class Emitter {
   const KernelShape& shape_;
   bool per_lane_;
   Placement at_;
+  std::uint64_t staged_ = 0;
   std::vector<int> current_;  // register -> pc of its current definition
 };
 
@@ -606,13 +611,22 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
   return g;
 }
 
+// The coordinates (i0, i1, jc) of a nested reduction's element from its output, outer and inner
+// positions (along dimensions K, R and D).
+std::string coords_of(const std::string& k, const std::string& r, const std::string& d, int K, int R, int D) {
+  std::string c[3];
+  c[K] = k, c[R] = r, c[D] = d;
+  return "const long i0 = " + c[0] + ", i1 = " + c[1] + ", jc = " + c[2] + ";\n";
+}
+
 // A nested reduction (Program::nested): a thread per output (the element e of the dimension
 // neither reduction reduces: a point of k-means), grid-strided. It loops over the outer
 // reduction's dimension and, inside, over the inner one in order, folding the inner accumulator
-// (nacc, nidx) in registers; after each inner loop the outer code folds its result. Operands
-// broadcast along e (k-means' centroids) are the same addresses for every thread of a warp, so
-// they are read once per warp from L1 rather than once per element. Output e of slot k goes to
-// partials[2 k count + e], as generate_along's.
+// (nacc, nidx) in registers; after each inner loop the outer code folds its result. Operands the
+// same for every output (k-means' centroids: KernelShape::invariant) are staged first: the block
+// copies each into shared memory once, and every thread reads them there, if the launch gave the
+// kernel the room (p.nblocks = 1; else they are read from global memory, through L1). Output e of
+// slot k goes to partials[2 k count + e], as generate_along's.
 GeneratedKernel generate_nested(const Program& program, const KernelShape& shape) {
   const NestedReduction& n = program.nested;
   const int R = program.reduce_dim, D = n.dim, K = 3 - R - D;
@@ -621,20 +635,48 @@ GeneratedKernel generate_nested(const Program& program, const KernelShape& shape
   s << "// tessera fused kernel: " << program.describe() << "\n// one output per thread (a nested reduction)\n";
   s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
   s << kPrelude << element_ops_body() << kParams;
-  const auto coords = [&](const std::string& inner) {
-    std::string c[3];
-    c[K] = "e", c[R] = "jo", c[D] = inner;
-    return "const long i0 = " + c[0] + ", i1 = " + c[1] + ", jc = " + c[2] + ";\n";
-  };
+  // Staged: the invariant arguments the inner code loads (outputs along dimension 0 only), each
+  // once, with the type it is loaded as.
+  std::uint64_t staged = 0;
+  std::vector<const Instr*> staged_loads;
+  for (int pc = 0; pc < n.end; ++pc) {
+    const Instr& in = program.code[pc];
+    if (in.op != OpCode::Load || K != 0) continue;
+    const std::uint64_t bit = std::uint64_t(1) << in.a;
+    if (!(shape.invariant & bit) || (staged & bit)) continue;
+    staged |= bit;
+    staged_loads.push_back(&in);
+  }
   Emitter emitter(program, shape);
+  emitter.stage(staged);
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ") tessera_fused(const KernelParams p) {\n"
-    << "  for (long e = static_cast<long>(blockIdx.x) * " << kJitBlockX << " + threadIdx.x; e < p.count; e += "
+    << "  const long nD = p.domain.n[" << D << "];\n";
+  if (staged) {
+    // Each in n[R] * n[D] slots of 8 bytes; the whole block copies them, then one barrier, before
+    // any thread can leave (the grid-stride loop below may give a thread no output).
+    s << "  extern __shared__ __align__(16) unsigned char tessera_staged[];\n"
+      << "  const bool staged = p.nblocks != 0;\n  const long staged_n = p.domain.n[" << R << "] * nD;\n";
+    for (std::size_t k = 0; k < staged_loads.size(); ++k) {
+      const char* T = ctype(staged_loads[k]->type);
+      s << "  " << T << "* const staged" << staged_loads[k]->a << " = reinterpret_cast<" << T << "*>(tessera_staged + "
+        << k << " * 8 * staged_n);\n";
+    }
+    s << "  if (staged) {\n    for (long t = threadIdx.x; t < staged_n; t += " << kJitBlockX << ") {\n"
+      << "      const long jo = t / nD, ji = t - jo * nD;\n      " << coords_of("0L", "jo", "ji", K, R, D);
+    for (const Instr* in : staged_loads) {
+      const char* T = ctype(in->type);
+      s << "      staged" << in->a << "[t] = *(reinterpret_cast<const " << T << "*>(p.args[" << in->a << "].ptr) + "
+        << element_address(in->a, shape, "jc") << ");\n";
+    }
+    s << "    }\n    __syncthreads();\n  }\n";
+  }
+  s << "  for (long e = static_cast<long>(blockIdx.x) * " << kJitBlockX << " + threadIdx.x; e < p.count; e += "
     << "static_cast<long>(gridDim.x) * " << kJitBlockX << ") {\n    " << accumulators(program, "") << "\n"
     << "    for (long jo = 0; jo < p.domain.n[" << R << "]; ++jo) {\n      " << (n.is_float ? "double" : "long")
     << " nacc = " << identity(n.kind, n.is_float) << "; long nidx = 0x7fffffffffffffffL;\n#pragma unroll 4\n"
-    << "      for (long ji = 0; ji < p.domain.n[" << D << "]; ++ji) {\n        " << coords("ji");
+    << "      for (long ji = 0; ji < nD; ++ji) {\n        " << coords_of("e", "jo", "ji", K, R, D);
   emitter.body(s, {{"jc", ""}}, "        ", 0, n.end);
-  s << "      }\n      {\n        " << coords("0L");
+  s << "      }\n      {\n        " << coords_of("e", "jo", "0L", K, R, D);
   emitter.body(s, {{"jc", ""}}, "        ", n.end, static_cast<int>(program.code.size()));
   s << "      }\n    }\n    Value* out = static_cast<Value*>(p.partials);\n";
   for (int k = 0; k < nreduce; ++k)
@@ -646,6 +688,7 @@ GeneratedKernel generate_nested(const Program& program, const KernelShape& shape
   g.source = s.str();
   g.hash = fnv1a(g.source);
   g.finish_name.clear();
+  g.staged = staged;
   return g;
 }
 
