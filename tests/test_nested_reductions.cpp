@@ -189,6 +189,21 @@ TEST(NestedReductions, IntegersAndTwoDimensions) {
   });
 }
 
+// Axes of length 0: a sum over no coordinates is 0 (so every centroid ties and the first wins),
+// and a sum over no centroids is 0 too.
+TEST(NestedReductions, EmptyAxes) {
+  fused_and_unfused([] {
+    auto P = ts::zeros<double>({7, 0}), C = ts::zeros<double>({3, 0});
+    auto nearest =
+        ts::argmin(ts::sum(ts::square(P(ts::all, ts::newaxis, ts::all) - C(ts::newaxis, ts::all, ts::all)), 2), 1);
+    EXPECT_EQ(nearest.to_host(), std::vector<int64_t>(7, 0));
+    auto A = ts::from_host<double>({7, 2}, test_values<double>(14, 1));
+    auto none = ts::zeros<double>({0, 2});
+    auto sums = ts::sum(ts::max(A(ts::all, ts::newaxis, ts::all) * none(ts::newaxis, ts::all, ts::all), 2), 1);
+    EXPECT_EQ(sums.to_host(), std::vector<double>(7, 0.0));
+  });
+}
+
 // ---- Structure ----
 
 std::vector<td::Program>& launched() {
