@@ -413,6 +413,64 @@ TEST_F(TesseraTest, AxisReductionsAndArgKindsCompile) {
   EXPECT_FALSE(cache.cubin(columns, stats).empty());
 }
 
+// Nested reductions (generate_nested): a thread per output folding both axes in registers. The
+// k-means step in float64 and float32, an inner mean along the middle axis, an inner sum along
+// the first axis, integers, and an inner argmin (its index is the value the outer max sees); each
+// program is compiled here (and joins the corpus).
+struct Launched {
+  td::Program program;
+  int nargs;
+  td::KernelShape shape;
+};
+std::vector<Launched>& launched_nested() {
+  static std::vector<Launched> launches;
+  return launches;
+}
+void capture_nested(const td::Program& program, int nargs, const td::KernelShape& shape) {
+  observe(program, nargs, shape);
+  if (program.nested.dim >= 0) launched_nested().push_back({program, nargs, shape});
+}
+
+TEST_F(TesseraTest, NestedReductionsCompile) {
+  launched_nested().clear();
+  td::set_launch_observer(&capture_nested);
+  // Results are kept in variables, never read in the same expression: an expression's temporaries
+  // (the inner results) live until it ends, so .to_host() there would see them held, not nested.
+  auto P = ts::random<double>({13, 3}, 1), C = ts::random<double>({4, 3}, 2);
+  const auto diff = [&] { return P(ts::all, ts::newaxis, ts::all) - C(ts::newaxis, ts::all, ts::all); };
+  auto Pf = P.astype<float>(), Cf = C.astype<float>();
+  auto Pi = (P * 10.0).astype<std::int64_t>(), Ci = (C * 10.0).astype<std::int64_t>();
+  std::vector<ts::Array<std::int64_t>> labels;
+  std::vector<ts::Array<double>> values;
+  labels.push_back(ts::argmin(ts::sum(ts::square(diff()), 2), 1));
+  labels.push_back(
+      ts::argmin(ts::sum(ts::square(Pf(ts::all, ts::newaxis, ts::all) - Cf(ts::newaxis, ts::all, ts::all)), 2), 1));
+  values.push_back(ts::mean(ts::mean(diff(), 1), 1));
+  labels.push_back(ts::argmax(ts::sum(diff() * 2.0, 0), 1));
+  labels.push_back(ts::max(ts::sum(Pi(ts::all, ts::newaxis, ts::all) * Ci(ts::newaxis, ts::all, ts::all), 2), 1));
+  labels.push_back(ts::max(ts::argmin(diff(), 2), 1));
+  rt().flush();
+  td::set_launch_observer(&observe);
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  int staged = 0;
+  for (const Launched& l : launched_nested()) {
+    const td::GeneratedKernel g = td::generate_cuda(l.program, l.nargs, l.shape, 4);
+    EXPECT_EQ(g.elements, 1);
+    EXPECT_TRUE(g.finish_name.empty());
+    EXPECT_NE(g.source.find("nacc"), std::string::npos) << g.source;
+    EXPECT_EQ(g.staged, l.shape.invariant & g.staged);
+    EXPECT_EQ(g.staged != 0, g.source.find("__syncthreads();") != std::string::npos) << g.source;
+    staged += g.staged != 0;
+    EXPECT_FALSE(cache.cubin(g, stats).empty()) << g.source;
+    // Without assumptions (no staging, strided arguments): the other form of the same kernel.
+    EXPECT_FALSE(cache.cubin(td::generate_cuda(l.program, l.nargs, {}, 1), stats).empty());
+  }
+  EXPECT_EQ(launched_nested().size(), 6u);
+  // The centroids are staged wherever the outputs are the points (all but the argmax over (k, d)).
+  EXPECT_EQ(staged, 5);
+}
+
 // A batch of boundary strips (fusion/executor.cpp, execute_batch) is one kernel: each part's
 // program over its own domain, a barrier between parts, the parts' arguments and constants one
 // after the other in the parameter block; it compiles with NVRTC.

@@ -25,15 +25,19 @@ namespace {
 LaunchObserver observer = nullptr;
 }  // namespace
 
-KernelShape kernel_shape(const std::vector<Accessor>& args, const Domain& domain) {
+KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& args, const Domain& domain) {
   KernelShape shape;
   shape.flat = domain.n[0] * domain.n[1] == 1;
+  // Outputs along dimension 0 (the third of a nested reduction's dimensions), more than one.
+  const bool nested_rows = program.nested.dim >= 0 && program.nested.dim + program.reduce_dim == 3 && domain.n[0] > 1;
   for (std::size_t a = 0; a < args.size(); ++a) {
     const Accessor& x = args[a];
-    if (x.origin == 0 && x.stride[0] == 0 && x.stride[1] == 0 && x.stride[2] == 0)
+    const bool scalar = x.origin == 0 && x.stride[0] == 0 && x.stride[1] == 0 && x.stride[2] == 0;
+    if (scalar)
       shape.scalar |= std::uint64_t(1) << a;
     else if (x.stride[2] == 1)
       shape.unit |= std::uint64_t(1) << a;
+    if (nested_rows && !scalar && x.stride[0] == 0) shape.invariant |= std::uint64_t(1) << a;
   }
   return shape;
 }
@@ -47,7 +51,9 @@ void launch_batch(const std::string& label, const std::vector<BatchLaunch>& part
     std::vector<const Accessor*> args;
     std::vector<Domain> domains;
     for (const BatchLaunch& part : parts) {
-      if (observer) observer(*part.program, static_cast<int>(part.args.size()), kernel_shape(part.args, part.domain));
+      if (observer)
+        observer(*part.program, static_cast<int>(part.args.size()),
+                 kernel_shape(*part.program, part.args, part.domain));
       programs.push_back({part.program, static_cast<int>(part.args.size())});
       args.push_back(part.args.data());
       domains.push_back(part.domain);
@@ -63,12 +69,12 @@ void launch_batch(const std::string& label, const std::vector<BatchLaunch>& part
 
 void launch_kernel(const std::string& label, const Program& program, const std::vector<Accessor>& args,
                    const Domain& domain, const ReductionTarget& target) {
-  if (observer) observer(program, static_cast<int>(args.size()), kernel_shape(args, domain));
+  if (observer) observer(program, static_cast<int>(args.size()), kernel_shape(program, args, domain));
   RuntimeState& rt = runtime();
   ProgramImage& image = rt.programs().get(program);
 #ifdef TESSERA_HAVE_JIT
   if (Jit* jit = rt.jit()) {
-    const KernelShape shape = kernel_shape(args, domain);
+    const KernelShape shape = kernel_shape(program, args, domain);
     auto it = std::find_if(image.jit.begin(), image.jit.end(), [&](const auto& v) { return v.first == shape; });
     if (it == image.jit.end())
       it = image.jit.insert(image.jit.end(), {shape, jit_kernel(*jit, program, static_cast<int>(args.size()), shape)});

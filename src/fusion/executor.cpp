@@ -480,8 +480,14 @@ ExecReport execute(const Launch& task) {
   std::int64_t outputs = 1;  // per slot
   if (along) {
     const int dim = task.program->reduce_dim - (3 - ndim);
+    // A nested reduction (Program::nested) reduces a second dimension inside the kernel; the
+    // planner's launch domain cuts neither (the inner result would need partials of its own).
+    const int inner = task.program->nested.dim >= 0 ? task.program->nested.dim - (3 - ndim) : -1;
+    const auto cut = [&](int d) { return launch.cuts[d] && grid.dim(launch.axis[d]) > 1; };
+    if (inner >= 0 && (cut(inner) || cut(dim)))
+      raise("internal: ", *task.label, " nests reductions along dimensions its launch domain cuts");
     for (int d = 0; d < ndim; ++d)
-      if (d != dim) outputs *= tile.extent(d);
+      if (d != dim && d != inner) outputs *= tile.extent(d);
     // A rank whose tile is off the coordinate an integer index fixes holds no outputs, though its
     // kept extents need not be 0; an empty reduced axis still yields identity outputs.
     if (tile.empty() && task.reductions.front().out->owned().empty()) outputs = 0;

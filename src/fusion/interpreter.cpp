@@ -78,6 +78,7 @@ struct Interpreter {
   int reduce_dim = -1;
   Value* along = nullptr;
   std::int64_t count = 0;
+  NestedReduction nested;  // Program::nested
 
   KOKKOS_INLINE_FUNCTION void init(Accumulators& acc) const {
     for (int k = 0; k < nreduce; ++k) reduce_identity(acc.slot[k].v, acc.slot[k].index, slots[k]);
@@ -149,13 +150,57 @@ struct Interpreter {
     return reinterpret_cast<T*>(a.ptr) + (a.origin + i0 * a.stride[0] + i1 * a.stride[1] + j * a.stride[2]);
   }
 
+  // A nested reduction (Program::nested): one item per output, the element `e` of the dimension
+  // that neither reduction reduces. For each position along the outer reduction's dimension, the
+  // inner code folds the inner dimension in order (a block of lanes at a time when it is the
+  // last dimension, else element by element), then the outer code runs once on its result.
+  struct Nested {};
+  KOKKOS_INLINE_FUNCTION void operator()(Nested, std::int64_t e) const {
+    const int inner_dim = nested.dim, kept = 3 - inner_dim - reduce_dim;
+    const ReduceSlot inner_slot{nested.kind, nested.is_float};
+    Accumulators acc;
+    init(acc);
+    OneAccumulator sink{acc};
+    std::int64_t x[3] = {0, 0, 0};
+    x[kept] = e;
+    for (std::int64_t j = 0; j < domain.n[reduce_dim]; ++j) {
+      x[reduce_dim] = j;
+      Accumulators::Slot inner;
+      reduce_identity(inner.v, inner.index, inner_slot);
+      const std::int64_t n = domain.n[inner_dim];
+      if (inner_dim == 2) {
+        for (std::int64_t l = 0; l < n; l += Lanes)
+          code_range(x[0], x[1], l, static_cast<int>(n - l < Lanes ? n - l : Lanes), sink, 0, nested.end, &inner);
+      } else {
+        for (std::int64_t l = 0; l < n; ++l) {
+          x[inner_dim] = l;
+          code_range(x[0], x[1], x[2], 1, sink, 0, nested.end, &inner);
+        }
+      }
+      x[inner_dim] = 0;
+      code_range(x[0], x[1], x[2], 1, sink, nested.end, ninstr, &inner);
+    }
+    for (int k = 0; k < nreduce; ++k) {
+      along[2 * k * count + e] = acc.slot[k].v;
+      along[(2 * k + 1) * count + e] = acc.slot[k].index;
+    }
+  }
+
   // Runs the program on the lanes j0 .. j0 + Lanes - 1 (those inside the row) of row (i0, i1).
   template <class Sink>
   KOKKOS_INLINE_FUNCTION void block(std::int64_t i0, std::int64_t i1, std::int64_t j0, Sink& sink) const {
     const int len = static_cast<int>(domain.n[2] - j0 < Lanes ? domain.n[2] - j0 : Lanes);
+    code_range(i0, i1, j0, len, sink, 0, ninstr, nullptr);
+  }
+
+  // Instructions [pc0, pc1) on `len` lanes from column j0 of row (i0, i1); `inner`: a nested
+  // reduction's accumulator.
+  template <class Sink>
+  KOKKOS_INLINE_FUNCTION void code_range(std::int64_t i0, std::int64_t i1, std::int64_t j0, int len, Sink& sink,
+                                         int pc0, int pc1, Accumulators::Slot* inner) const {
     Value reg[kMaxRegisters][Lanes];
 
-    for (int pc = 0; pc < ninstr; ++pc) {
+    for (int pc = pc0; pc < pc1; ++pc) {
       const Instr in = code(pc);
       Value* d = reg[in.dst];
       const Value* x = reg[in.a];
@@ -334,6 +379,26 @@ struct Interpreter {
           });
           break;
         }
+        case OpCode::NestedReduce: {
+          const ReduceSlot s{nested.kind, nested.is_float};
+          by_type(in.type, [&](auto tag) {
+            using T = decltype(tag);
+            for (int l = 0; l < len; ++l) {
+              const std::int64_t index = is_arg(s.kind) ? y[l].i64 : 0;
+              if (s.is_float)
+                fold(s, inner->v.f64, inner->index.i64, static_cast<double>(as<T>(x[l])), index);
+              else
+                fold(s, inner->v.i64, inner->index.i64, static_cast<std::int64_t>(as<T>(x[l])), index);
+            }
+          });
+          break;
+        }
+        case OpCode::NestedResult: {
+          const Value v = finalize_value({nested.kind, nested.is_float}, inner->v, inner->index, nested.finalize,
+                                         nested.count, in.type);
+          for (int l = 0; l < len; ++l) d[l] = v;
+          break;
+        }
       }
     }
   }
@@ -350,6 +415,8 @@ std::uint64_t content_hash(const Program& p) {
   for (std::size_t k = 0; k < p.reduce_kinds.size(); ++k)
     mix(static_cast<std::uint64_t>(p.reduce_kinds[k]) << 1 | (p.reduce_float[k] ? 1 : 0));
   mix(static_cast<std::uint64_t>(p.reduce_dim + 2));
+  mix(static_cast<std::uint64_t>(p.nested.dim + 2) | static_cast<std::uint64_t>(p.nested.end) << 8 |
+      static_cast<std::uint64_t>(p.nested.kind) << 40 | static_cast<std::uint64_t>(p.nested.finalize) << 48);
   return h;
 }
 
@@ -372,7 +439,7 @@ ProgramImage& ProgramImages::get(const Program& program) {
   for (Entry& e : bucket)
     if (same_code(e.code, program.code) && same_constants(e.constants, program.constants) &&
         e.reduce_kinds == program.reduce_kinds && e.reduce_float == program.reduce_float &&
-        e.reduce_dim == program.reduce_dim)
+        e.reduce_dim == program.reduce_dim && e.nested == program.nested)
       return e.image;
   // A program whose op stream never repeats would grow this without bound.
   if (count_ >= kMaxImages) {
@@ -380,8 +447,13 @@ ProgramImage& ProgramImages::get(const Program& program) {
     count_ = 0;
     return get(program);
   }
-  bucket.push_back(
-      Entry{program.code, program.constants, program.reduce_kinds, program.reduce_float, program.reduce_dim, {}});
+  bucket.push_back(Entry{program.code,
+                         program.constants,
+                         program.reduce_kinds,
+                         program.reduce_float,
+                         program.reduce_dim,
+                         program.nested,
+                         {}});
   Entry& e = bucket.back();
   // On the host the image views the entry's own vectors, which stay where they are.
   e.image.code = to_device(e.code, "tessera::program");
@@ -423,6 +495,21 @@ void interpret(const std::string& label, const Program& program, const ProgramIm
   f.reduce_dim = f.nreduce > 0 ? program.reduce_dim : -1;
   // Light weight: the functor (arguments included, < 4 KiB) goes in the kernel parameters. Heavier
   // launches use constant memory, for which Kokkos makes the host wait for the previous kernel.
+  f.nested = program.nested;
+  if (f.nested.dim >= 0) {
+    if (target.count != domain.n[3 - f.nested.dim - program.reduce_dim])
+      raise("internal: ", label, " nests reductions into ", target.count, " outputs over a tile of ",
+            domain.n[3 - f.nested.dim - program.reduce_dim]);
+    using Nested = typename Interpreter<kLanes>::Nested;
+    f.along = target.along;
+    f.count = target.count;
+    Kokkos::parallel_for(label,
+                         Kokkos::Experimental::require(
+                             Kokkos::RangePolicy<ExecSpace, Nested, Kokkos::IndexType<std::int64_t>>(0, target.count),
+                             Kokkos::Experimental::WorkItemProperty::HintLightWeight),
+                         f);
+    return;
+  }
   if (f.reduce_dim >= 0) {
     using Along = typename Interpreter<kLanes>::Along;
     f.along = target.along;

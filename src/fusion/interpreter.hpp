@@ -39,17 +39,21 @@ constexpr int kMaxArgs = 64;
 // row: i0 = i1 = 0), arguments with stride 1 along the last dimension (every row-major layout) and
 // replicated ones (offset 0). The address arithmetic they save is a large part of a kernel that
 // computes one or a few elements per thread.
+// A nested reduction whose outputs run along dimension 0 (k-means' points) also learns which
+// arguments are the same for every output (stride 0 along it, not replicated: the centroids),
+// which its kernel stages in shared memory.
 struct KernelShape {
   bool flat = false;
-  std::uint64_t unit = 0;    // bit a: argument a has stride 1 along the last dimension
-  std::uint64_t scalar = 0;  // bit a: argument a is replicated (all strides 0, origin 0)
+  std::uint64_t unit = 0;       // bit a: argument a has stride 1 along the last dimension
+  std::uint64_t scalar = 0;     // bit a: argument a is replicated (all strides 0, origin 0)
+  std::uint64_t invariant = 0;  // bit a: argument a has stride 0 along a nested reduction's outputs
   friend bool operator==(const KernelShape& a, const KernelShape& b) {
-    return a.flat == b.flat && a.unit == b.unit && a.scalar == b.scalar;
+    return a.flat == b.flat && a.unit == b.unit && a.scalar == b.scalar && a.invariant == b.invariant;
   }
 };
 static_assert(kMaxArgs <= 64, "KernelShape has one bit per argument");
 
-KernelShape kernel_shape(const std::vector<Accessor>& args, const Domain& domain);
+KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& args, const Domain& domain);
 
 // The device copy of a program's code and constants, made once per distinct program (code,
 // constants and reduction kinds) and kept by the runtime (a steady loop replays the same programs: no per-launch
@@ -74,6 +78,7 @@ class ProgramImages {
     std::vector<ReduceKind> reduce_kinds;  // the same code reduces differently with other kinds
     std::vector<bool> reduce_float;
     int reduce_dim;
+    NestedReduction nested;
     ProgramImage image;
   };
   std::unordered_map<std::uint64_t, std::deque<Entry>> by_hash_;  // deque: entries never move

@@ -24,12 +24,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
 
 #include "tessera/core/error.hpp"
 #include "tessera/fusion/interpreter.hpp"
+#include "tessera/fusion/nesting.hpp"
 #include "tessera/fusion/plan.hpp"
 
 namespace tessera::detail {
@@ -177,6 +179,7 @@ class Planner {
     std::vector<int> ops;
     std::string reason = "end of window";
     std::set<int> renamed;  // stores written into a fresh buffer (rule 3 lifted)
+    int nested_outer = -1;  // the last op, an outer reduction of the op before it (nested_reduction)
   };
 
   // Rule 3 is lifted by renaming when the write covers at least half of the store: the frame
@@ -481,6 +484,52 @@ class Planner {
     return count;
   }
 
+  // Whether op i reduces, along an axis, the result of the current group's reduction along an
+  // axis inside the group's kernel (a nested reduction, nesting.hpp); returns why not ("" if it
+  // does). The group's last op must be its only reduction, whose result is a temporary read by op
+  // i only, and nothing else the group writes may be visible after it: the kernel, over the
+  // result's domain, then stores nothing but op i's outputs. Nesting must not move data that
+  // stays in place today: an operand aligned with the group's launch domain, which cuts a reduced
+  // dimension, would have to be gathered (the fallback then stores the inner result, as before).
+  std::string nested_reduction(int i, const Group& group, const std::set<ViewKey>& external) const {
+    const Task& t = ops_[i];
+    const int inner = group.ops.back();
+    const Task& in = ops_[inner];
+    if (t.reductions.size() != 1 || t.program.reduce_dim < 0) return "not a reduction along an axis";
+    int loaded = -1;
+    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      if (t.args[a].written) return "it writes memory";
+      if (!reads(i, static_cast<int>(a))) continue;
+      if (loaded >= 0) return "it reads more than the inner result";
+      loaded = static_cast<int>(a);
+    }
+    if (loaded < 0) return "it reads nothing";
+    const int s = w_.arg_store[i][loaded];
+    if (in.reductions.size() != 1 || w_.reduction_store[inner].front() != s || in.program.reduce_dim < 0)
+      return "it does not reduce the group's last reduction along an axis";
+    if (t.args[loaded].view != w_.stores[s]->whole()) return "it reads the inner result through a view";
+    if (w_.stores[s]->user_refs() > 0 || readers_[s] != std::vector<int>{i} || writers_[s] != std::vector<int>{inner})
+      return "the inner result store#" + std::to_string(w_.stores[s]->id()) + " is read elsewhere or held";
+    for (const Instr& c : t.program.code)
+      if (c.op == OpCode::Index || c.op == OpCode::Random || (c.op == OpCode::Coord && c.a != t.program.reduce_dim))
+        return "its values depend on the element's position";
+    int reductions = 0;
+    for (int k : group.ops) reductions += !ops_[k].reductions.empty();
+    if (reductions != 1 || !group.renamed.empty()) return "the group has other reductions or renames a buffer";
+    std::vector<int> members = group.ops;
+    members.push_back(i);
+    for (int k : group.ops)
+      for (std::size_t a = 0; a < ops_[k].args.size(); ++a)
+        if (ops_[k].args[a].written && live_after(w_.arg_store[k][a], members))
+          return "the group stores store#" + std::to_string(w_.stores[w_.arg_store[k][a]]->id()) + ", read later";
+    const Store& result = *w_.stores[w_.reduction_store[i].front()];
+    const std::optional<Nesting> g = nesting(in, *w_.stores[s], t, result);
+    if (!g) return "it reduces the inner result's kept length-1 axis";
+    std::vector<std::pair<const Store*, View>> operands;
+    for (const ViewKey& r : external) operands.push_back({w_.stores[r.store].get(), r.view});
+    return gathered_operand(*g, launch_of(inner), operands);
+  }
+
   void form_groups() {
     std::map<int, std::vector<View>> written;  // store -> views written in the group
     std::map<int, std::vector<View>> read;     // store -> views read in the group
@@ -530,6 +579,19 @@ class Planner {
       std::set<int> renames_i;
       std::string why;
       std::ostringstream msg;
+      // A reduction of the group's reduction: nested into the group's kernel, which it ends.
+      std::string not_nested;
+      if (!current.ops.empty() && !t.reductions.empty() && t.program.reduce_dim >= 0 && !reads_i.empty() &&
+          reduced[reads_i.front().store]) {
+        not_nested = nested_reduction(i, current, external);
+        if (not_nested.empty()) {
+          current.ops.push_back(i);
+          current.nested_outer = i;
+          close("op " + std::to_string(i) + " (" + short_name(t.label) + ") nests op " +
+                std::to_string(current.ops[current.ops.size() - 2]) + "'s reduction: its kernel ends here");
+          continue;
+        }
+      }
       if (!current.ops.empty()) {
         if (scalar != domain_scalar || (!scalar && !tiling.aligned(domain))) {
           msg << "rule 1 (launch domain): op " << i << " (" << short_name(t.label) << ") runs over a different tiling";
@@ -604,7 +666,7 @@ class Planner {
             why = msg.str();
           }
         }
-        if (!why.empty()) close(why);
+        if (!why.empty()) close(not_nested.empty() ? why : why + " (not nested: " + not_nested + ")");
       }
       if (current.ops.empty()) {
         domain = tiling;
@@ -727,6 +789,9 @@ class Planner {
     std::map<ViewKey, int> forwarded;             // value last stored to (store, view) in this group
     std::map<std::pair<int, View>, int> inlined;  // (floating op, view its result is read through) -> register
     std::vector<int> elided;                      // temporaries never allocated
+    // A nested reduction: the inner op folds into Program::nested, the outer op reads its result.
+    int nested_inner = -1, nested_outer = -1;
+    const Nesting* nesting = nullptr;
 
     int arg(int store, const View& view, bool written, bool renamed = false) {
       auto [it, fresh] = arg_index.emplace(ViewKey{store, view, renamed}, static_cast<int>(g.args.size()));
@@ -762,6 +827,12 @@ class Planner {
             r[in.dst] =
                 it != b.inlined.end() ? it->second : (b.inlined[key] = emit(b, p, nullptr, array ? &view : nullptr));
             continue;
+          }
+          if (i == b.nested_outer) {  // the inner reduction's result, never stored
+            out.op = OpCode::NestedResult;
+            out.a = 0;
+            out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
+            break;
           }
           auto fw = b.forwarded.find({s, view});
           if (fw != b.forwarded.end()) {
@@ -799,6 +870,19 @@ class Planner {
           break;
         case OpCode::Reduce:
         case OpCode::ReduceArg: {
+          if (i == b.nested_inner) {
+            NestedReduction& n = b.g.program.nested;
+            n.dim = t.program.reduce_dim;
+            n.kind = t.program.reduce_kinds[in.dst];
+            n.is_float = t.program.reduce_float[in.dst];
+            n.finalize = t.reductions[in.dst].finalize;
+            n.count = t.reductions[in.dst].count;
+            out.op = OpCode::NestedReduce;
+            out.dst = 0;
+            out.a = R(in.a);
+            out.b = in.op == OpCode::ReduceArg ? R(in.b) : 0;
+            break;
+          }
           const int slot = static_cast<int>(b.g.program.reduce_kinds.size());
           if (slot >= kMaxReductions) raise("internal: more than ", kMaxReductions, " reductions in a fused group");
           b.g.program.reduce_kinds.push_back(t.program.reduce_kinds[in.dst]);
@@ -812,7 +896,11 @@ class Planner {
           break;
         }
         case OpCode::Index:
-        case OpCode::Coord: out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg()); break;
+        case OpCode::Coord:
+          if (i == b.nested_outer && in.op == OpCode::Coord)
+            out.a = static_cast<std::uint16_t>(b.nesting->coord_map[in.a]);
+          out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
+          break;
         default:  // arithmetic: remap operands, then the destination
           out.a = R(in.a);
           out.b = in.op == OpCode::Where || is_binary(in.op) ? R(in.b) : 0;
@@ -829,8 +917,29 @@ class Planner {
     if (ops_[group.ops.front()].body) return build_task(group);
     Builder b;
     const Task& first = ops_[group.ops.front()];
-    for (int i : group.ops) emit(b, i, &group);
+    // A nested group whose outer op stayed (the window's cut may have moved it to the next window).
+    std::optional<Nesting> nest;
+    const bool nested = group.nested_outer >= 0 && group.ops.back() == group.nested_outer;
+    if (nested) {
+      b.nested_outer = group.nested_outer;
+      b.nested_inner = group.ops[group.ops.size() - 2];
+      const int inner_result = w_.reduction_store[b.nested_inner].front();
+      const int result = w_.reduction_store[b.nested_outer].front();
+      nest = nesting(ops_[b.nested_inner], *w_.stores[inner_result], ops_[b.nested_outer], *w_.stores[result]);
+      if (!nest) raise("internal: a nested reduction lost its geometry");
+      b.nesting = &*nest;
+    }
+    for (int i : group.ops) {
+      if (i == b.nested_outer) b.g.program.nested.end = static_cast<int>(b.g.program.code.size());
+      emit(b, i, &group);
+    }
     finish(b, group.ops.front());
+    if (nested) {
+      // Over the result's domain (the reduced dimensions cut nowhere), reducing along the outer
+      // op's dimension in the inner domain's coordinates.
+      b.g.domain = {w_.reduction_store[b.nested_outer].front(), nest->domain, false};
+      b.g.program.reduce_dim = nest->outer_dim;
+    }
     // The kernel's ops: the group's and the elementwise ops it recomputes inline (their results
     // are temporaries that are never stored, like those of the group elided below).
     std::vector<int> members = group.ops;
@@ -854,6 +963,14 @@ class Planner {
             << "]: " << names.str() << " | ended: " << group.reason
             << " | temporaries elided: " << b.elided.size() + inlined_temporaries;
     if (!recomputed.empty()) explain << " | rematerialized: " << recomputed;
+    if (nested) {
+      const Program& p = b.g.program;
+      const auto kind = [](ReduceKind k, Finalize f) { return f == Finalize::Mean ? "mean" : name(k); };
+      explain << " | nested: " << kind(p.reduce_kinds.front(), b.g.reductions.front().finalize) << " along dim "
+              << p.reduce_dim << " of " << kind(p.nested.kind, p.nested.finalize) << " along dim " << p.nested.dim
+              << " in one kernel (store#" << w_.stores[w_.reduction_store[b.nested_inner].front()]->id()
+              << " never stored)";
+    }
     const int anchor = anchor_[group.ops.front()];
     if (anchor != group.ops.front())
       explain << " | domain: op " << anchor << " (" << short_name(ops_[anchor].label) << ")'s, which the "
@@ -949,13 +1066,18 @@ class Planner {
   static void allocate_registers(Program& p) {
     const int n = p.registers;
     std::vector<int> last_use(n, -1);
-    auto sources = [](const Instr& in, int* out) {
+    auto sources = [&p](const Instr& in, int* out) {
       int k = 0;
       switch (in.op) {
         case OpCode::Load:
         case OpCode::Const:
         case OpCode::Index:
-        case OpCode::Coord: break;
+        case OpCode::Coord:
+        case OpCode::NestedResult: break;
+        case OpCode::NestedReduce:
+          out[k++] = in.a;
+          if (is_arg(p.nested.kind)) out[k++] = in.b;
+          break;
         case OpCode::Store: out[k++] = in.b; break;
         case OpCode::Where: out[k++] = in.a, out[k++] = in.b, out[k++] = in.c; break;
         case OpCode::ReduceArg: out[k++] = in.a, out[k++] = in.b; break;
@@ -1004,7 +1126,8 @@ class Planner {
         case OpCode::Load:
         case OpCode::Const:
         case OpCode::Index:
-        case OpCode::Coord: break;
+        case OpCode::Coord:
+        case OpCode::NestedResult: break;
         default:
           if (k >= 1) in.a = static_cast<std::uint16_t>(mapped[0]);
           if (k >= 2) in.b = static_cast<std::uint16_t>(mapped[1]);

@@ -5,13 +5,15 @@
 namespace tessera::detail {
 
 const char* name(OpCode op) {
-  static const char* names[] = {"load",  "const",   "index",  "coord",   "random", "cast",     "neg",    "abs",
-                                "sqrt",  "exp",     "log",    "sin",     "cos",    "tanh",     "erf",    "not",
-                                "tan",   "floor",   "ceil",   "sign",    "square", "bit_not",  "isnan",  "isfinite",
-                                "add",   "sub",     "mul",    "div",     "pow",    "max",      "min",    "and",
-                                "or",    "atan2",   "mod",    "bit_and", "bit_or", "bit_xor",  "eq",     "ne",
-                                "lt",    "le",      "gt",     "ge",      "where",  "store",    "reduce", "reduce"};
-  static_assert(sizeof names / sizeof names[0] == static_cast<int>(OpCode::ReduceArg) + 1, "one name per opcode");
+  static const char* names[] = {"load",         "const",  "index",    "coord", "random", "cast",   "neg",
+                                "abs",          "sqrt",   "exp",      "log",   "sin",    "cos",    "tanh",
+                                "erf",          "not",    "tan",      "floor", "ceil",   "sign",   "square",
+                                "bit_not",      "isnan",  "isfinite", "add",   "sub",    "mul",    "div",
+                                "pow",          "max",    "min",      "and",   "or",     "atan2",  "mod",
+                                "bit_and",      "bit_or", "bit_xor",  "eq",    "ne",     "lt",     "le",
+                                "gt",           "ge",     "where",    "store", "reduce", "reduce", "nested_reduce",
+                                "nested_result"};
+  static_assert(sizeof names / sizeof names[0] == static_cast<int>(OpCode::NestedResult) + 1, "one name per opcode");
   return names[static_cast<int>(op)];
 }
 
@@ -27,6 +29,7 @@ std::string Program::describe() const {
     if (in.op == OpCode::Load || in.op == OpCode::Const) continue;
     out << (first ? "" : " ") << name(in.op);
     if (in.op == OpCode::Reduce || in.op == OpCode::ReduceArg) out << '.' << name(reduce_kinds[in.dst]);
+    if (in.op == OpCode::NestedReduce) out << '.' << name(nested.kind) << " along" << nested.dim;
     first = false;
   }
   if (reduce_dim >= 0) out << " along" << reduce_dim;

@@ -66,6 +66,11 @@ enum class OpCode : std::uint8_t {
   Store,      // arg[a] at this element = r[b]
   Reduce,     // accumulator[dst] op= r[a]                           (type: of r[a])
   ReduceArg,  // accumulator[dst] = the better of it and (r[a], index r[b]): ArgMin / ArgMax
+  // A nested reduction (Program::nested): the inner accumulator folds in r[a] (index r[b] for the
+  // arg kinds), and, after the fold along the inner dimension, r[dst] is its finalized value, as
+  // the inner reduction's result store would hold it (type: that store's).
+  NestedReduce,
+  NestedResult,
 };
 
 // Elementwise instructions read r[a] (unary) or r[a] and r[b] (binary): the planner renames
@@ -80,7 +85,7 @@ constexpr bool yields_bool(OpCode op) {
 const char* name(OpCode op);
 // Whether the instruction writes r[dst] (stores and reductions write memory or accumulators).
 constexpr bool defines_register(OpCode op) {
-  return op != OpCode::Store && op != OpCode::Reduce && op != OpCode::ReduceArg;
+  return op != OpCode::Store && op != OpCode::Reduce && op != OpCode::ReduceArg && op != OpCode::NestedReduce;
 }
 
 // ArgMin/ArgMax keep a value and the index it came from; the lowest index wins ties and NaN
@@ -88,6 +93,28 @@ constexpr bool defines_register(OpCode op) {
 enum class ReduceKind : std::uint8_t { Sum, Prod, Min, Max, ArgMin, ArgMax };
 constexpr bool is_arg(ReduceKind k) { return k == ReduceKind::ArgMin || k == ReduceKind::ArgMax; }
 const char* name(ReduceKind k);
+
+// What a reduction's result goes through before it is stored: the mean's division, norm's root.
+enum class Finalize : std::uint8_t { None, Mean, Sqrt };
+
+// An inner reduction along dimension `dim` whose only reader is the program's own (outer)
+// reduction along reduce_dim, both in one kernel (docs/FUSION.md, "Nested reductions"): for each
+// element of the third dimension (one output), for each position along reduce_dim, code[0, end)
+// runs at every position along `dim` and folds into the inner accumulator (NestedReduce); then
+// code[end, ...) runs once, reading the inner result (NestedResult), and folds into the outer
+// reductions. The (..., reduce_dim, dim) intermediates live in registers only.
+struct NestedReduction {
+  int dim = -1;  // -1: no nested reduction
+  int end = 0;
+  ReduceKind kind = ReduceKind::Sum;
+  bool is_float = true;  // accumulates in double (else int64)
+  Finalize finalize = Finalize::None;
+  double count = 1;  // Mean: the inner reduction's length
+  friend bool operator==(const NestedReduction& a, const NestedReduction& b) {
+    return a.dim == b.dim && a.end == b.end && a.kind == b.kind && a.is_float == b.is_float &&
+           a.finalize == b.finalize && a.count == b.count;
+  }
+};
 
 struct Instr {
   OpCode op;
@@ -109,6 +136,7 @@ struct Program {
   // domain padded to 3-D, one result per element of the other dimensions (all of a program's
   // reductions run along the same dimension).
   int reduce_dim = -1;
+  NestedReduction nested;
 
   std::string describe() const;  // one line: the ops, for logs and kernel labels
 };

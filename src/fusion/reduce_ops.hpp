@@ -59,6 +59,29 @@ KOKKOS_INLINE_FUNCTION void fold_value(ReduceSlot s, Value& v, Value& index, con
     fold(s, v.i64, index.i64, x.i64, x_index.i64);
 }
 
+// A reduction's result as its store holds it: the value (the index for the arg kinds), finalized
+// (the mean's division by n, norm's root) and converted to the store's type `out`. The kernels
+// that finish reductions and the inner reductions of nested ones (NestedResult) share it, so a
+// fused nested reduction sees the very values the unfused one would have stored.
+KOKKOS_INLINE_FUNCTION Value finalize_value(ReduceSlot s, const Value& v, const Value& index, Finalize fin, double n,
+                                            DType out) {
+  const bool exact_int = is_arg(s.kind) || (!s.is_float && fin == Finalize::None);
+  const std::int64_t i = is_arg(s.kind) ? index.i64 : v.i64;
+  double f = s.is_float ? v.f64 : static_cast<double>(v.i64);
+  if (fin == Finalize::Mean) f = f / n;
+  if (fin == Finalize::Sqrt) f = TESSERA_KOKKOS_MATH::sqrt(f);
+  Value r;
+  r.i64 = 0;
+  switch (out) {
+    case DType::Bool: r.b = exact_int ? i != 0 : f != 0.0; break;
+    case DType::Int32: r.i32 = exact_int ? static_cast<std::int32_t>(i) : static_cast<std::int32_t>(f); break;
+    case DType::Int64: r.i64 = exact_int ? i : static_cast<std::int64_t>(f); break;
+    case DType::Float32: r.f32 = static_cast<float>(f); break;
+    default: r.f64 = f; break;
+  }
+  return r;
+}
+
 // dst's slot k folds in src's, for each of the n reductions.
 KOKKOS_INLINE_FUNCTION void join_accumulators(Accumulators& dst, const Accumulators& src, const ReduceSlot* slots,
                                               int n) {

@@ -65,22 +65,13 @@ void finalize_slot(const ReductionOut& r, ReduceSlot s, const Value* values, std
           at += (owned.lo[d] + rest % extent - layout.frame.lo[d]) * layout.stride[d];
           rest /= extent;
         }
-        const bool exact_int = is_arg(s.kind) || (!s.is_float && fin == Finalize::None);
-        const std::int64_t i = is_arg(s.kind) ? index.i64 : v.i64;
-        double f = s.is_float ? v.f64 : static_cast<double>(v.i64);
-        if (fin == Finalize::Mean) f = f / n;
-        if (fin == Finalize::Sqrt) f = TESSERA_KOKKOS_MATH::sqrt(f);
+        const Value r = finalize_value(s, v, index, fin, n, out_type);
         switch (out_type) {
-          case DType::Bool: reinterpret_cast<bool*>(base)[at] = exact_int ? i != 0 : f != 0.0; break;
-          case DType::Int32:
-            reinterpret_cast<std::int32_t*>(base)[at] =
-                exact_int ? static_cast<std::int32_t>(i) : static_cast<std::int32_t>(f);
-            break;
-          case DType::Int64:
-            reinterpret_cast<std::int64_t*>(base)[at] = exact_int ? i : static_cast<std::int64_t>(f);
-            break;
-          case DType::Float32: reinterpret_cast<float*>(base)[at] = static_cast<float>(f); break;
-          default: reinterpret_cast<double*>(base)[at] = f; break;
+          case DType::Bool: reinterpret_cast<bool*>(base)[at] = r.b; break;
+          case DType::Int32: reinterpret_cast<std::int32_t*>(base)[at] = r.i32; break;
+          case DType::Int64: reinterpret_cast<std::int64_t*>(base)[at] = r.i64; break;
+          case DType::Float32: reinterpret_cast<float*>(base)[at] = r.f32; break;
+          default: reinterpret_cast<double*>(base)[at] = r.f64; break;
         }
       });
   out.mark_written();

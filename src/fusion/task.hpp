@@ -26,8 +26,6 @@ struct Arg {
   bool renamed = false;
 };
 
-enum class Finalize : std::uint8_t { None, Mean, Sqrt };
-
 // Accumulator slot k of the program becomes the 0-d store `out` after the allreduce.
 struct ReductionOut {
   std::shared_ptr<Store> out;

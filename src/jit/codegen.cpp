@@ -122,13 +122,18 @@ std::string accumulators(const Program& p, const std::string& suffix) {
   return s.str();
 }
 
-// Code that folds (value, index) into the accumulator (acc, idx) of slot k.
-std::string fold(const Program& p, int k, const std::string& acc, const std::string& idx, const std::string& value,
-                 const std::string& index) {
-  const ReduceKind kind = p.reduce_kinds[k];
+// Code that folds (value, index) into an accumulator (acc, idx) of this kind.
+std::string fold_kind(ReduceKind kind, const std::string& acc, const std::string& idx, const std::string& value,
+                      const std::string& index) {
   if (!is_arg(kind)) return acc + " = " + combine_fn(kind) + "(" + acc + ", " + value + ");";
   return std::string("if (el::arg_better(") + (kind == ReduceKind::ArgMax ? "true" : "false") + ", " + value + ", " +
          index + ", " + acc + ", " + idx + ")) { " + acc + " = " + value + "; " + idx + " = " + index + "; }";
+}
+
+// Code that folds (value, index) into the accumulator (acc, idx) of slot k.
+std::string fold(const Program& p, int k, const std::string& acc, const std::string& idx, const std::string& value,
+                 const std::string& index) {
+  return fold_kind(p.reduce_kinds[k], acc, idx, value, index);
 }
 
 // Every slot's accumulator folded across the lanes of a warp (lane 0 ends with the warp's).
@@ -215,12 +220,18 @@ class Emitter {
       : p_(p), shape_(shape), per_lane_(per_lane_accumulators), at_(std::move(at)) {}
 
   void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent) {
-    const int n = static_cast<int>(p_.code.size());
-    for (int pc = 0; pc < n; ++pc)  // loads read no register: their lines need no renaming state
+    body(out, lanes, indent, 0, static_cast<int>(p_.code.size()));
+  }
+  // Arguments whose loads read staged<a>[jo * nD + ji] where `staged` holds (generate_nested).
+  void stage(std::uint64_t args) { staged_ = args; }
+  // Instructions [pc0, pc1) (a nested reduction's inner or outer code); registers defined before
+  // pc0 keep their names.
+  void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent, int pc0, int n) {
+    for (int pc = pc0; pc < n; ++pc)  // loads read no register: their lines need no renaming state
       if (p_.code[pc].op == OpCode::Load)
         for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
-    current_.assign(static_cast<std::size_t>(p_.registers), -1);
-    for (int pc = 0; pc < n; ++pc) {
+    if (pc0 == 0) current_.assign(static_cast<std::size_t>(p_.registers), -1);
+    for (int pc = pc0; pc < n; ++pc) {
       const Instr& in = p_.code[pc];
       if (in.op != OpCode::Load)
         for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
@@ -274,8 +285,10 @@ class Emitter {
     const char* T = ctype(in.type);
     switch (in.op) {
       case OpCode::Load:
-        out << define(pc, lane, T) << "*(reinterpret_cast<const " << T << "*>(p.args[" << at_.arg_base + in.a
-            << "].ptr) + " << element_address(in.a, shape_, lane.column, at_.arg_base) << ");\n";
+        out << define(pc, lane, T);
+        if (staged_ >> in.a & 1) out << "staged ? staged" << in.a << "[jo * nD + ji] : ";
+        out << "*(reinterpret_cast<const " << T << "*>(p.args[" << at_.arg_base + in.a << "].ptr) + "
+            << element_address(in.a, shape_, lane.column, at_.arg_base) << ");\n";
         return out.str();
       case OpCode::Store:
         out << "*(reinterpret_cast<" << T << "*>(p.args[" << at_.arg_base + in.a << "].ptr) + "
@@ -418,14 +431,45 @@ class Emitter {
         out << fold(p_, k, "acc" + std::to_string(k) + sfx, "idx" + std::to_string(k) + sfx, value, index) << "\n";
         return out.str();
       }
+      case OpCode::NestedReduce: {  // into nacc/nidx (generate_nested)
+        const NestedReduction& n = p_.nested;
+        const std::string value =
+            std::string("static_cast<") + (n.is_float ? "double" : "long") + ">(" + reg(in.a, lane) + ")";
+        const std::string index = is_arg(n.kind) ? "static_cast<long>(" + reg(in.b, lane) + ")" : "0L";
+        out << fold_kind(n.kind, "nacc", "nidx", value, index) << "\n";
+        return out.str();
+      }
+      case OpCode::NestedResult: out << define(pc, lane, T) << nested_result(in.type) << ";\n"; return out.str();
     }
     raise("internal: codegen does not know opcode ", static_cast<int>(in.op));
+  }
+
+  // The inner accumulator as the inner reduction's store would hold it (finalize_value in
+  // fusion/reduce_ops.hpp): finalized and converted to `t`.
+  std::string nested_result(DType t) const {
+    const NestedReduction& n = p_.nested;
+    const bool exact_int = is_arg(n.kind) || (!n.is_float && n.finalize == Finalize::None);
+    const std::string i = is_arg(n.kind) ? "nidx" : "static_cast<long>(nacc)";
+    std::string f = n.is_float ? "nacc" : "static_cast<double>(nacc)";
+    if (n.finalize == Finalize::Mean) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &n.count, sizeof bits);
+      char text[96];
+      std::snprintf(text, sizeof text, "__longlong_as_double(static_cast<long long>(0x%016llxull))",
+                    static_cast<unsigned long long>(bits));
+      f = "(" + f + " / " + text + ")";
+    }
+    if (n.finalize == Finalize::Sqrt) f = "sqrt(" + f + ")";
+    if (t == DType::Bool) return exact_int ? "(" + i + " != 0L)" : "(" + f + " != 0.0)";
+    if (t == DType::Float32 || t == DType::Float64) return std::string("static_cast<") + ctype(t) + ">(" + f + ")";
+    return std::string("static_cast<") + ctype(t) + ">(" + (exact_int ? i : f) + ")";
   }
 
   const Program& p_;
   const KernelShape& shape_;
   bool per_lane_;
   Placement at_;
+  std::uint64_t staged_ = 0;
   std::vector<int> current_;  // register -> pc of its current definition
 };
 
@@ -567,6 +611,87 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
   return g;
 }
 
+// The coordinates (i0, i1, jc) of a nested reduction's element from its output, outer and inner
+// positions (along dimensions K, R and D).
+std::string coords_of(const std::string& k, const std::string& r, const std::string& d, int K, int R, int D) {
+  std::string c[3];
+  c[K] = k, c[R] = r, c[D] = d;
+  return "const long i0 = " + c[0] + ", i1 = " + c[1] + ", jc = " + c[2] + ";\n";
+}
+
+// A nested reduction (Program::nested): a thread per output (the element e of the dimension
+// neither reduction reduces: a point of k-means), grid-strided. It loops over the outer
+// reduction's dimension and, inside, over the inner one in order, folding the inner accumulator
+// (nacc, nidx) in registers; after each inner loop the outer code folds its result. Operands the
+// same for every output (k-means' centroids: KernelShape::invariant) are staged first: the block
+// copies each into shared memory once, and every thread reads them there, if the launch gave the
+// kernel the room (p.nblocks = 1; else they are read from global memory, through L1). Output e of
+// slot k goes to partials[2 k count + e], as generate_along's.
+GeneratedKernel generate_nested(const Program& program, const KernelShape& shape) {
+  const NestedReduction& n = program.nested;
+  const int R = program.reduce_dim, D = n.dim, K = 3 - R - D;
+  const int nreduce = static_cast<int>(program.reduce_kinds.size());
+  std::ostringstream s;
+  s << "// tessera fused kernel: " << program.describe() << "\n// one output per thread (a nested reduction)\n";
+  s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
+  s << kPrelude << element_ops_body() << kParams;
+  // Staged: the invariant arguments the inner code loads (outputs along dimension 0 only), each
+  // once, with the type it is loaded as.
+  std::uint64_t staged = 0;
+  std::vector<const Instr*> staged_loads;
+  for (int pc = 0; pc < n.end; ++pc) {
+    const Instr& in = program.code[pc];
+    if (in.op != OpCode::Load || K != 0) continue;
+    const std::uint64_t bit = std::uint64_t(1) << in.a;
+    if (!(shape.invariant & bit) || (staged & bit)) continue;
+    staged |= bit;
+    staged_loads.push_back(&in);
+  }
+  Emitter emitter(program, shape);
+  emitter.stage(staged);
+  s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ") tessera_fused(const KernelParams p) {\n"
+    << "  const long nD = p.domain.n[" << D << "];\n";
+  if (staged) {
+    // Each in n[R] * n[D] slots of 8 bytes; the whole block copies them, then one barrier, before
+    // any thread can leave (the grid-stride loop below may give a thread no output).
+    s << "  extern __shared__ __align__(16) unsigned char tessera_staged[];\n"
+      << "  const bool staged = p.nblocks != 0;\n  const long staged_n = p.domain.n[" << R << "] * nD;\n";
+    for (std::size_t k = 0; k < staged_loads.size(); ++k) {
+      const char* T = ctype(staged_loads[k]->type);
+      s << "  " << T << "* const staged" << staged_loads[k]->a << " = reinterpret_cast<" << T << "*>(tessera_staged + "
+        << k << " * 8 * staged_n);\n";
+    }
+    s << "  if (staged) {\n    for (long t = threadIdx.x; t < staged_n; t += " << kJitBlockX << ") {\n"
+      << "      const long jo = t / nD, ji = t - jo * nD;\n      " << coords_of("0L", "jo", "ji", K, R, D);
+    for (const Instr* in : staged_loads) {
+      const char* T = ctype(in->type);
+      s << "      staged" << in->a << "[t] = *(reinterpret_cast<const " << T << "*>(p.args[" << in->a << "].ptr) + "
+        << element_address(in->a, shape, "jc") << ");\n";
+    }
+    s << "    }\n    __syncthreads();\n  }\n";
+  }
+  s << "  for (long e = static_cast<long>(blockIdx.x) * " << kJitBlockX << " + threadIdx.x; e < p.count; e += "
+    << "static_cast<long>(gridDim.x) * " << kJitBlockX << ") {\n    " << accumulators(program, "") << "\n"
+    << "    for (long jo = 0; jo < p.domain.n[" << R << "]; ++jo) {\n      " << (n.is_float ? "double" : "long")
+    << " nacc = " << identity(n.kind, n.is_float) << "; long nidx = 0x7fffffffffffffffL;\n#pragma unroll 4\n"
+    << "      for (long ji = 0; ji < nD; ++ji) {\n        " << coords_of("e", "jo", "ji", K, R, D);
+  emitter.body(s, {{"jc", ""}}, "        ", 0, n.end);
+  s << "      }\n      {\n        " << coords_of("e", "jo", "0L", K, R, D);
+  emitter.body(s, {{"jc", ""}}, "        ", n.end, static_cast<int>(program.code.size()));
+  s << "      }\n    }\n    Value* out = static_cast<Value*>(p.partials);\n";
+  for (int k = 0; k < nreduce; ++k)
+    s << "    out[" << 2 * k << " * p.count + e]." << acc_member(program, k) << " = acc" << k << "; out[" << 2 * k + 1
+      << " * p.count + e].i64 = idx" << k << ";\n";
+  s << "  }\n}\n";
+  GeneratedKernel g;
+  g.elements = 1;
+  g.source = s.str();
+  g.hash = fnv1a(g.source);
+  g.finish_name.clear();
+  g.staged = staged;
+  return g;
+}
+
 }  // namespace
 
 bool batch_fits(const std::vector<BatchPart>& parts) {
@@ -617,6 +742,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
           " constants is not compilable");
   if (elements != 1 && elements != 2 && elements != 4)
     raise("internal: ", elements, " elements per thread (expected 1, 2 or 4)");
+  if (program.nested.dim >= 0) return generate_nested(program, shape);
   if (!program.reduce_kinds.empty() && program.reduce_dim >= 0) return generate_along(program, shape, elements);
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
   const int span = kJitBlockX * elements;  // columns of a block's row

@@ -45,6 +45,10 @@ struct GeneratedKernel {
   std::string main_name = "tessera_fused";
   std::string finish_name = "tessera_finish";  // only when the program reduces
   std::uint64_t hash = 0;                      // of the source
+  // Nested reductions: bit a: argument a is staged in dynamic shared memory, each in 8-byte slots
+  // of domain.n[reduce_dim] * domain.n[nested.dim] elements, in argument order, when the launch
+  // gives the kernel that much (KernelParams::nblocks = 1); otherwise it reads global memory.
+  std::uint64_t staged = 0;
 };
 
 // Whether a program can be compiled (every opcode, dtype and number of constants can; this checks

@@ -21,6 +21,7 @@ struct JitKernel {
   CUfunction main = nullptr;
   CUfunction finish = nullptr;  // reductions only
   int elements = 1;             // per thread and row (GeneratedKernel::elements)
+  std::uint64_t staged = 0;     // nested reductions: arguments staged in shared memory
 };
 
 // Blocks of a launch over rows: each takes a band of consecutive rows (jit/codegen.cpp). About
@@ -67,6 +68,7 @@ class Jit {
     const std::vector<char>& cubin = cache_.cubin(g, runtime().stats());
     JitKernel k;
     k.elements = g.elements;
+    k.staged = g.staged;
     check(cuModuleLoadData(&k.module, cubin.data()), "cuModuleLoadData");
     check(cuModuleGetFunction(&k.main, k.module, g.main_name.c_str()), "cuModuleGetFunction");
     if (!g.finish_name.empty())
@@ -82,6 +84,7 @@ class Jit {
     std::copy_n(program.constants.begin(), std::min<std::size_t>(program.constants.size(), kMaxJitConstants),
                 p.constants);
     std::copy(args.begin(), args.end(), p.args);
+    if (program.nested.dim >= 0) return launch_nested(k, program, p, target, label);
     if (!program.reduce_kinds.empty() && program.reduce_dim >= 0) return launch_along(k, program, p, target, label);
     const PartialsView& partials = target.partials;
     const std::int64_t rows = domain.n[0] * domain.n[1];
@@ -158,6 +161,33 @@ class Jit {
     }
     Kokkos::Tools::endParallelFor(id);
     recycle(std::move(chunk_partials));
+  }
+
+  // A nested reduction (jit/codegen.cpp, generate_nested): a thread per output, no finish kernel.
+  // Its staged operands (k-means' centroids) get shared memory, 8 bytes per element, when they
+  // fit in kMaxStagedBytes (p.nblocks = 1 tells the kernel); larger ones are read from global
+  // memory.
+  static constexpr std::int64_t kMaxStagedBytes = std::int64_t(16) << 10;
+  static constexpr std::int64_t kNestedBlocks = 4096;
+  void launch_nested(const JitKernel& k, const Program& program, KernelParams& p, const ReductionTarget& target,
+                     const std::string& label) {
+    p.partials = target.along;
+    p.count = target.count;
+    if (p.count == 0) return;  // no outputs on this rank
+    const std::int64_t bytes = static_cast<std::int64_t>(__builtin_popcountll(k.staged)) * 8 *
+                               p.domain.n[program.reduce_dim] * p.domain.n[program.nested.dim];
+    p.nblocks = bytes > 0 && bytes <= kMaxStagedBytes ? 1 : 0;
+    const unsigned shared = p.nblocks ? static_cast<unsigned>(bytes) : 0;
+    // At most kNestedBlocks blocks (several resident waves on an H200), each thread taking several
+    // outputs, so that the staging is paid a few thousand times rather than once per 256 outputs.
+    const unsigned gx =
+        static_cast<unsigned>(std::clamp<std::int64_t>((p.count + kJitBlockX - 1) / kJitBlockX, 1, kNestedBlocks));
+    const CUstream stream = reinterpret_cast<CUstream>(ExecSpace().cuda_stream());
+    void* params[] = {&p};
+    std::uint64_t id = 0;
+    Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(ExecSpace()), &id);
+    check(cuLaunchKernel(k.main, gx, 1, 1, kJitBlockX, 1, 1, shared, stream, params, nullptr), "cuLaunchKernel");
+    Kokkos::Tools::endParallelFor(id);
   }
 
   // A batch of small programs as one kernel (jit/codegen.cpp, generate_batch), or nullptr.
