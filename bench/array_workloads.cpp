@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <tessera/fusion/window.hpp>
+
 #include "measure.hpp"
 #include "systems.hpp"
 #include "workloads.hpp"
@@ -18,6 +20,12 @@ namespace {
 
 using ts::end;
 using ts::slice;
+
+// Ends the iteration's op window (runs it; no device wait). The iterations of the one-statement
+// loops below are independent (each result replaces the last, unread), and without this tessera
+// fuses several of them into one pass over the input, which the peers make once per iteration:
+// each iteration then computes its own result, as theirs do.
+void end_iteration() { ts::detail::flush_window(); }
 
 bool near(double got, double want, double rtol) { return std::abs(got - want) <= rtol * std::max(1.0, std::abs(want)); }
 
@@ -170,7 +178,10 @@ Result axis_sum(ts::Runtime& rt, const Options& o) {
   auto A = ts::random<double>({o.rows, o.n}, seed);
   ts::Array<double> s;
   Result r;
-  measure(rt, o, r, [&] { s = ts::sum(A, 1); });
+  measure(rt, o, r, [&] {
+    s = ts::sum(A, 1);
+    end_iteration();
+  });
   r.ops_per_iter = 1;
   r.min_bytes_per_iter = 8.0 * static_cast<double>(o.rows) * static_cast<double>(o.n + 1);
   Check c{true, true, "rows 0, rows/2 and rows-1 summed on the host"};
@@ -191,7 +202,10 @@ Result center(ts::Runtime& rt, const Options& o) {
   auto A = ts::random<double>({o.rows, o.n}, seed);
   ts::Array<double> B;
   Result r;
-  measure(rt, o, r, [&] { B = A - ts::mean(A, 0, true); });
+  measure(rt, o, r, [&] {
+    B = A - ts::mean(A, 0, true);
+    end_iteration();
+  });
   r.ops_per_iter = 2;
   r.min_bytes_per_iter = 16.0 * static_cast<double>(o.rows) * static_cast<double>(o.n);
   Check c{true, true, "columns 0, n/2 and n-1 centered on the host"};
@@ -219,8 +233,11 @@ Result kmeans_assign(ts::Runtime& rt, const Options& o) {
   ts::Array<std::int64_t> nearest;
   Result r;
   measure(rt, o, r, [&] {
-    auto d = P(ts::all, ts::newaxis, ts::all) - C(ts::newaxis, ts::all, ts::all);
-    nearest = ts::argmin(ts::sum(ts::square(d), 2), 1);
+    // One statement: no handle holds the differences or the distances when the window runs, so
+    // both stay temporaries of one nested kernel (docs/FUSION.md, nested reductions).
+    nearest =
+        ts::argmin(ts::sum(ts::square(P(ts::all, ts::newaxis, ts::all) - C(ts::newaxis, ts::all, ts::all)), 2), 1);
+    end_iteration();
   });
   r.ops_per_iter = 4;
   r.min_bytes_per_iter = static_cast<double>(o.n) * (8.0 * kDims + 8.0);
