@@ -17,6 +17,7 @@ Result stencil(tessera::Runtime& rt, const Options& o);        // cuNumeric sten
 Result halo(tessera::Runtime& rt, const Options& o);           // the halo exchange alone
 Result black_scholes(tessera::Runtime& rt, const Options& o);  // cuNumeric's Black-Scholes
 Result cg(tessera::Runtime& rt, const Options& o);             // CG, 2-D Poisson, 5-point Laplacian
+Result sparse_cg(tessera::Runtime& rt, const Options& o);      // the same CG with the matrix in CSR
 Result axis_sum(tessera::Runtime& rt, const Options& o);       // sum(A, 1), rows x n
 Result center(tessera::Runtime& rt, const Options& o);         // A - mean(A, 0), rows x n
 Result kmeans_assign(tessera::Runtime& rt, const Options& o);  // argmin of broadcast distances, n points

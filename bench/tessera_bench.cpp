@@ -23,11 +23,12 @@ using bench::Options;
 using bench::Result;
 
 const char* const kUsage =
-    "usage: tessera-bench overhead|chain|stencil|halo|black_scholes|cg|axis_sum|center|kmeans_assign|stencil27|\n"
-    "                     shallow_water [--system tessera|expert] [--n N] [--rows R] [--iters K] [--warmup W]\n"
-    "                     [--fusion on|off] [--backend auto|interp|jit] [--json]\n"
+    "usage: tessera-bench overhead|chain|stencil|halo|black_scholes|cg|sparse_cg|axis_sum|center|kmeans_assign|\n"
+    "                     stencil27|shallow_water [--system tessera|expert] [--n N] [--rows R] [--iters K]\n"
+    "                     [--warmup W] [--fusion on|off] [--backend auto|interp|jit] [--json]\n"
     "  --n       1-D workloads: elements (kmeans_assign: points); 2-D workloads (stencil, halo, cg, axis_sum,\n"
-    "            center): columns of the grid; stencil27, shallow_water: interior points per side\n"
+    "            center): columns of the grid; stencil27, shallow_water: interior points per side;\n"
+    "            sparse_cg: unknowns per row of the grid (cg's interior: sparse_cg --n N is cg --n N+2)\n"
     "  --rows    2-D workloads: rows of the grid (default: n); weak scaling over P ranks: --rows P*n\n"
     "  --system  expert: the hand-written Kokkos baseline (black_scholes, stencil, cg)\n"
     "  --fusion, --backend: tessera's Config::fusion and Config::backend (TESSERA_* variables win)\n";
@@ -83,13 +84,14 @@ Options parse(int argc, char** argv) {
       usage("unknown option " + a);
   }
   const bool grid = o.workload == "stencil" || o.workload == "halo" || o.workload == "cg" || o.workload == "axis_sum" ||
-                    o.workload == "center";
+                    o.workload == "center" || o.workload == "sparse_cg";
   const bool cube = o.workload == "stencil27" || o.workload == "shallow_water";
   if (o.n == 0)
     o.n = o.workload == "overhead" ? 16 : grid ? 256 : o.workload == "stencil27" ? 64 : cube ? 256 : 1 << 20;
   if (!grid) o.rows = 1;  // --rows has no meaning for 1-D workloads
   if (o.rows == 0) o.rows = o.n;
-  if (o.iters == 0) o.iters = o.workload == "overhead" ? 2000 : o.workload == "cg" ? 50 : 20;
+  if (o.iters == 0)
+    o.iters = o.workload == "overhead" ? 2000 : o.workload == "cg" || o.workload == "sparse_cg" ? 50 : 20;
   if (o.system == "expert" && tessera_only) usage("--fusion and --backend apply to --system tessera only");
   if (grid && (o.n < 3 || o.rows < 3)) usage("2-D workloads need a grid of at least 3 x 3");
   return o;
@@ -105,6 +107,7 @@ Workload find(const Options& o) {
                                                           {"halo", tsys::halo},
                                                           {"black_scholes", tsys::black_scholes},
                                                           {"cg", tsys::cg},
+                                                          {"sparse_cg", tsys::sparse_cg},
                                                           {"axis_sum", tsys::axis_sum},
                                                           {"center", tsys::center},
                                                           {"kmeans_assign", tsys::kmeans_assign},

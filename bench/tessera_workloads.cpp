@@ -199,6 +199,71 @@ Result cg(ts::Runtime& rt, const Options& o) {
   return res;
 }
 
+// cg's problem with the Laplacian as a CSR matrix (workloads.hpp, sparse_cg): each rank builds its
+// block of rows and hands it to csr_from_rows, so construction scales with the ranks. tessera's
+// CSR indices are int64 (it offers no choice). The iteration is cg's, on 1-D vectors of the
+// rows x cols unknowns; nothing in it waits for the device.
+Result sparse_cg(ts::Runtime& rt, const Options& o) {
+  const std::int64_t rows = o.rows, cols = o.n, size = rows * cols;
+  const std::int64_t lo = size / rt.size() * rt.rank() + std::min<std::int64_t>(rt.rank(), size % rt.size());
+  const std::int64_t hi = lo + size / rt.size() + (rt.rank() < size % rt.size() ? 1 : 0);
+  ts::CsrMatrix<double> A;
+  {
+    std::vector<std::int64_t> indptr, indices;
+    std::vector<double> values;
+    sparse_cg::poisson_rows(rows, cols, lo, hi, indptr, indices, values);
+    A = ts::csr_from_rows<double>({size, size}, lo, indptr, indices, values);
+  }
+  // b: the interior of cg's random grid, flattened (the same numbers as cg's b).
+  auto b = ts::reshape(inner(ts::random<double>({rows + 2, cols + 2}, cg::kSeed)), {size});
+  auto x = ts::zeros<double>({size});
+  auto r = ts::copy(b);
+  auto p = ts::copy(b);
+  auto rr = ts::vdot(r, r);
+  cg::Final f;
+  f.rr0 = rr.item();
+  Result res;
+  auto step = [&] {
+    auto q = ts::matmul(A, p);
+    auto alpha = rr / ts::vdot(p, q);
+    x += alpha * p;
+    r -= alpha * q;
+    auto rr_new = ts::vdot(r, r);
+    p.assign(r + (rr_new / rr) * p);
+    rr = rr_new;
+  };
+  measure(rt, o, res, step);
+  res.ops_per_iter = 12;
+  res.min_bytes_per_iter = sparse_cg::min_bytes(rows, cols);
+  f.rr = rr.item();
+  auto residual = b - ts::matmul(A, x);
+  f.rr_true = ts::vdot(residual, residual).item();
+  f.energy = -0.5 * (ts::vdot(x, b) + ts::vdot(x, residual)).item();
+  auto q = ts::matmul(A, p);
+  auto r_next = r - (rr / ts::vdot(p, q)) * q;
+  auto p_next = r_next + (ts::vdot(r_next, r_next) / rr) * p;
+  f.conjugacy = (ts::vdot(p_next, q) / (ts::norm(p_next) * ts::norm(q))).item();
+  // cg's checks read blocks of the (rows + 2) x (cols + 2) grid, whose boundary is zero.
+  auto block = [rows, cols](const ts::Array<double>& a) {
+    return [a, rows, cols](std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) {
+      std::vector<double> out(static_cast<std::size_t>((r1 - r0) * (c1 - c0)), 0.0);
+      const std::int64_t i0 = std::max<std::int64_t>(r0, 1), i1 = std::min(r1, rows + 1);
+      const std::int64_t j0 = std::max<std::int64_t>(c0, 1), j1 = std::min(c1, cols + 1);
+      if (i0 >= i1) return out;
+      const std::vector<double> h = a(ts::slice((i0 - 1) * cols, (i1 - 1) * cols)).to_host();
+      for (std::int64_t i = i0; i < i1; ++i)
+        for (std::int64_t j = j0; j < j1; ++j) out[(i - r0) * (c1 - c0) + j - c0] = h[(i - i0) * cols + j - 1];
+      return out;
+    };
+  };
+  f.x = block(x);
+  f.r = block(r);
+  set_check(res, cg::check(rows + 2, cols + 2, o.warmup + o.iters, rt.size(), f));
+  res.check_detail += "; " + std::to_string(A.nnz()) + " nonzeros (int64 indices)";
+  res.checksum = f.rr;
+  return res;
+}
+
 // The halo exchange alone: a 1-wide halo on every side of this rank's tile of an n x n float64
 // grid, through detail::fetch (pack kernels, one grouped exchange, unpack kernels), as the
 // executor does before a stencil; each iteration waits for the device. gbps: bytes received.

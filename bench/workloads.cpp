@@ -218,4 +218,31 @@ Check check(std::int64_t rows, std::int64_t cols, int steps, int ranks, const Fi
 
 }  // namespace cg
 
+namespace sparse_cg {
+
+void poisson_rows(std::int64_t rows, std::int64_t cols, std::int64_t lo, std::int64_t hi,
+                  std::vector<std::int64_t>& indptr, std::vector<std::int64_t>& indices, std::vector<double>& values) {
+  indptr.assign(1, 0);
+  indices.clear();
+  values.clear();
+  indptr.reserve(static_cast<std::size_t>(hi - lo + 1));
+  indices.reserve(static_cast<std::size_t>(5 * (hi - lo)));
+  values.reserve(static_cast<std::size_t>(5 * (hi - lo)));
+  auto entry = [&](std::int64_t col, double v) {
+    indices.push_back(col);
+    values.push_back(v);
+  };
+  for (std::int64_t k = lo; k < hi; ++k) {
+    const std::int64_t i = k / cols, j = k % cols;
+    if (i > 0) entry(k - cols, -1.0);
+    if (j > 0) entry(k - 1, -1.0);
+    entry(k, 4.0);
+    if (j < cols - 1) entry(k + 1, -1.0);
+    if (i < rows - 1) entry(k + cols, -1.0);
+    indptr.push_back(static_cast<std::int64_t>(indices.size()));
+  }
+}
+
+}  // namespace sparse_cg
+
 }  // namespace bench

@@ -116,4 +116,27 @@ Check check(std::int64_t rows, std::int64_t cols, int steps, int ranks, const Fi
 
 }  // namespace cg
 
+namespace sparse_cg {
+
+// cg's problem with an explicit matrix: the 2-D Poisson 5-point matrix (4 on the diagonal, -1
+// for each of the four neighbours inside the grid) over the rows x cols unknowns of cg's interior,
+// numbered row-major, in CSR; b, x0 = 0 and the iterations are cg's, so `sparse_cg --n c --rows r`
+// solves the problem of `cg --n c+2 --rows r+2` and the checksums (||r||^2 after the run) agree up
+// to rounding. Byte model (the floor, per iteration): the matrix once, 8 B per value and 4 B per
+// column index (int32, as the GPU peers store it) and 4 B per row pointer, plus cg's 80 B per
+// unknown for the vectors (q = A p with p.q: read p, write q; then cg's two kernels).
+constexpr double kBytesPerNonzero = 12, kBytesPerRow = 4 + cg::kBytesPerPoint;
+
+inline std::int64_t nonzeros(std::int64_t rows, std::int64_t cols) { return 5 * rows * cols - 2 * rows - 2 * cols; }
+inline double min_bytes(std::int64_t rows, std::int64_t cols) {
+  return kBytesPerNonzero * static_cast<double>(nonzeros(rows, cols)) + kBytesPerRow * static_cast<double>(rows * cols);
+}
+
+// Rows [lo, hi) of the matrix: indptr local (hi - lo + 1 entries from 0), global column indices in
+// ascending order.
+void poisson_rows(std::int64_t rows, std::int64_t cols, std::int64_t lo, std::int64_t hi,
+                  std::vector<std::int64_t>& indptr, std::vector<std::int64_t>& indices, std::vector<double>& values);
+
+}  // namespace sparse_cg
+
 }  // namespace bench
