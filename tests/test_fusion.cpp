@@ -388,8 +388,8 @@ TEST_F(FusionTest, SteadyConjugateGradientLoopAllocatesNothing) {
   for (int it = 0; it < 3 + iters; ++it) {
     for (std::int64_t i = 1; i < n - 1; ++i)
       for (std::int64_t j = 1; j < n - 1; ++j)
-        hq[i * n + j] = 4.0 * hp[i * n + j] - hp[(i - 1) * n + j] - hp[(i + 1) * n + j] - hp[i * n + j - 1] -
-                        hp[i * n + j + 1];
+        hq[i * n + j] =
+            4.0 * hp[i * n + j] - hp[(i - 1) * n + j] - hp[(i + 1) * n + j] - hp[i * n + j - 1] - hp[i * n + j + 1];
     const double alpha = hrr / dot(hp, hq);
     for (std::int64_t i = 1; i < n - 1; ++i)
       for (std::int64_t j = 1; j < n - 1; ++j) {
@@ -407,6 +407,54 @@ TEST_F(FusionTest, SteadyConjugateGradientLoopAllocatesNothing) {
   double worst = 0;
   for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(got[i] - hx[i]));
   EXPECT_LE(worst, 1e-9 * scale);
+}
+
+// tessera-bench's shallow_water: a Lax-Wendroff step with reflective boundaries (12 boundary
+// strips, the half steps over shifted views, three in-place updates): 120 ops per iteration,
+// longer than a window (64 ops), so the window cannot see the loop's period by itself. Windows
+// must still start at the same places in every iteration, whatever the setup recorded before
+// the loop: after the warm-up, no new plan, no new program, no pool miss.
+TEST_F(FusionTest, SteadyShallowWaterLoopAllocatesNothing) {
+  const std::int64_t n = 30, m = n + 2;
+  const ShallowWater w;
+  // The setup, recorded unflushed as tessera-bench records it.
+  auto H = 1.0 + 0.1 * ts::random<double>({m, m}, 16);
+  auto U = 0.01 * (ts::random<double>({m, m}, 17) - 0.5);
+  auto V = 0.01 * (ts::random<double>({m, m}, 18) - 0.5);
+  for (int it = 0; it < 3; ++it) shallow_water_step(H, U, V, n, w);
+  rt().flush();
+  const ts::Stats before = rt().stats();
+  int iters = 0;
+  std::vector<std::int64_t> kernels;
+  ts::Stats first_round;
+  for (int round : kRounds) {
+    const std::int64_t k0 = rt().stats().kernels;
+    for (int it = 0; it < round; ++it) shallow_water_step(H, U, V, n, w);
+    rt().flush();
+    kernels.push_back(rt().stats().kernels - k0);
+    if (iters == 0) first_round = rt().stats();
+    iters += round;
+  }
+  const ts::Stats after = rt().stats();
+  EXPECT_EQ(after.stores_allocated - before.stores_allocated, 0);
+  EXPECT_EQ(after.kernel_compiles - before.kernel_compiles, 0);
+  // The period (2 x 120 ops) is found inside the warm-up, which then ends in a flush: the first
+  // round may still plan a window of the second half of an iteration (whose kernels the warm-up
+  // built), never again after it.
+  EXPECT_LE(first_round.plan_cache_misses - before.plan_cache_misses, 1);
+  EXPECT_EQ(after.plan_cache_misses - first_round.plan_cache_misses, 0);
+  // Rounds of the same length run the same kernels.
+  EXPECT_EQ(kernels[0], kernels[1]) << "kernels per round: " << kernels[0] << ", " << kernels[1] << ", " << kernels[2];
+
+  const auto h0 = ts::random<double>({m, m}, 16).to_host(), u0 = ts::random<double>({m, m}, 17).to_host(),
+             v0 = ts::random<double>({m, m}, 18).to_host();
+  Host2 hH{m, m, h0}, hU{m, m, u0}, hV{m, m, v0};
+  for (std::int64_t i = 0; i < m * m; ++i)
+    hH.v[i] = 1.0 + 0.1 * h0[i], hU.v[i] = 0.01 * (u0[i] - 0.5), hV.v[i] = 0.01 * (v0[i] - 0.5);
+  for (int it = 0; it < 3 + iters; ++it) host_shallow_water_step(hH, hU, hV, n, w);
+  EXPECT_TRUE(close(H.to_host(), hH.v, 1e-11));
+  EXPECT_TRUE(close(U.to_host(), hU.v, 1e-11));
+  EXPECT_TRUE(close(V.to_host(), hV.v, 1e-11));
 }
 
 TEST_F(FusionTest, GroupsWiderThanTheArgumentLimitAreSplit) {

@@ -55,10 +55,19 @@ struct CanonicalWindow {
   std::vector<std::vector<int>> arg_store;        // op -> arg -> canonical number
   std::vector<std::vector<int>> reduction_store;  // op -> reduction -> canonical number
   std::vector<std::uint64_t> op_hash;             // per op, independent of which stores it touches
+  // op_hash without what depends on when the op is planned (whether its stores have Array handles
+  // yet): the same op of a loop has the same stream hash in every iteration (Window's loop period).
+  std::vector<std::uint64_t> stream_hash;
+  // Where iterations of the program's loop start in this window (positions > 0), found by the
+  // Window from the op stream across windows when the loop is longer than half the window (the
+  // planner cannot see its period in the window then); part of the signature. Empty otherwise.
+  std::vector<int> loop_heads;
   WindowSignature signature;
 };
 
 CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything);
+// Adds the loop heads to a canonical window and its signature.
+void set_loop_heads(CanonicalWindow& window, std::vector<int> heads);
 
 // Plans the window. `everything`: execute all ops (a flush); otherwise (the window is full) leave
 // the last group in the window so that windows start where the program's loop does.

@@ -81,6 +81,7 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
   w.arg_store.resize(ops.size());
   w.reduction_store.resize(ops.size());
   w.op_hash.resize(ops.size());
+  w.stream_hash.resize(ops.size());
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Task& t = ops[i];
     std::uint64_t oh = 0x1234;
@@ -91,11 +92,12 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
     oh = mix64(oh, static_cast<std::uint64_t>(t.key) | static_cast<std::uint64_t>(t.program.reduce_dim + 2) << 32);
     for (const char c : t.label) oh = mix64(oh, static_cast<unsigned char>(c));
     if (t.body) oh = mix64(oh, t.body->signature());
+    std::uint64_t held = 0x5678;  // which stores have Array handles now
     for (const Arg& a : t.args) {
       const Tiling& tl = a.store->tiling();
+      held = mix64(held, a.store->user_refs() > 0);
       oh = mix64(oh, static_cast<std::uint64_t>(a.store->dtype()) | std::uint64_t(a.written) << 8 |
-                         std::uint64_t(a.created) << 9 | std::uint64_t(a.store->user_refs() > 0) << 10 |
-                         std::uint64_t(tl.ndim) << 12);
+                         std::uint64_t(a.created) << 9 | std::uint64_t(tl.ndim) << 12);
       for (int d = 0; d < kMaxDims; ++d) {
         oh =
             mix64(oh, static_cast<std::uint64_t>(a.view.origin[d]) * 31 + static_cast<std::uint64_t>(a.view.extent[d]));
@@ -110,9 +112,12 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
                            (static_cast<std::uint64_t>(tl.extent[d]) << 32));
       }
     }
-    for (const ReductionOut& r : t.reductions)
-      oh = mix64(oh,
-                 static_cast<std::uint64_t>(r.finalize) ^ bits(r.count) ^ (std::uint64_t(r.out->user_refs() > 0) << 3));
+    for (const ReductionOut& r : t.reductions) {
+      oh = mix64(oh, static_cast<std::uint64_t>(r.finalize) ^ bits(r.count));
+      held = mix64(held, r.out->user_refs() > 0);
+    }
+    w.stream_hash[i] = oh;
+    oh = mix64(oh, held);
     w.op_hash[i] = oh;
     words.push_back(oh);
     for (const Arg& a : t.args) {
@@ -127,6 +132,14 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
   for (std::uint64_t x : words) h = mix64(h, x);
   w.signature.hash = h;
   return w;
+}
+
+void set_loop_heads(CanonicalWindow& window, std::vector<int> heads) {
+  for (int j : heads) {
+    window.signature.words.push_back(static_cast<std::uint64_t>(j) | (1ULL << 41));
+    window.signature.hash = mix64(window.signature.hash, window.signature.words.back());
+  }
+  window.loop_heads = std::move(heads);
 }
 
 namespace {
@@ -203,8 +216,7 @@ class Planner {
     for (int i = 0; i < n_; ++i) at[h[i]].push_back(i);
     for (int p = 1; p + 2 * kLoopSpan <= n_; ++p)
       for (int j : at[h[p]])
-        if (j - p >= kLoopSpan && 2 * j - p <= n_ && std::equal(h.begin() + p, h.begin() + j, h.begin() + j))
-          return p;
+        if (j - p >= kLoopSpan && 2 * j - p <= n_ && std::equal(h.begin() + p, h.begin() + j, h.begin() + j)) return p;
     return 0;
   }
 
@@ -695,7 +707,15 @@ class Planner {
   void choose_cut() {
     cut_ = n_;
     if (everything_) return;
-    if (groups_.size() >= 2) {
+    if (groups_.size() >= 2 && !w_.loop_heads.empty()) {
+      // The loop is longer than half the window, so the window holds at most one start of an
+      // iteration past its first op (the Window found the period in the op stream): end there,
+      // however close to the window's start it is. The next window then starts where an
+      // iteration does, as the windows after a flush inside the loop do, and from there on the
+      // cuts fall at the same places in every iteration: the plans repeat with the loop's period
+      // whatever came before the loop (its setup, the phase of earlier windows).
+      cut_ = w_.loop_heads.back();
+    } else if (groups_.size() >= 2) {
       cut_ = groups_.back().ops.front();
       while (cut_ > 0 && feeds_only_kept(cut_ - 1)) --cut_;
       // The window ends in a partial iteration of the program's loop whose statements are still
@@ -1142,7 +1162,7 @@ class Planner {
   bool everything_;
   int n_;
   int cut_ = 0;
-  int loop_op_ = 0;  // the op the loop's iterations start with (find_loop_op)
+  int loop_op_ = 0;                        // the op the loop's iterations start with (find_loop_op)
   const Group* previous_group_ = nullptr;  // the group built before (for the fusion log)
   std::set<int> computed_;                 // floating array ops inlined so far (for the fusion log)
   std::vector<int> last_write_, producer_;

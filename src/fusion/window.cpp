@@ -19,6 +19,7 @@ void Window::record(Task&& op) {
   if (static_cast<int>(ops_.size()) >= capacity_) run(false, FlushKind::WindowFull);
   if (check_.enabled()) check_.add(hash_task(op), static_cast<int>(ops_.size()));
   ops_.push_back(std::move(op));
+  seq_.push_back(recorded_++);
 }
 
 void Window::flush(FlushKind kind) {
@@ -38,6 +39,8 @@ void Window::run(bool everything, FlushKind kind) {
   // Before anything of the window runs: a diverged window would hang in its first exchange.
   if (check_.enabled()) check_.verify(kind, ops_, nullptr, check_.timeout());
   CanonicalWindow window = canonicalize(ops_, everything);
+  std::vector<int> heads = loop_heads(window, everything);
+  if (!heads.empty()) set_loop_heads(window, std::move(heads));
   auto it = cache_.find(window.signature);
   if (it == cache_.end()) {
     rt.stats().plan_cache_misses++;
@@ -55,9 +58,60 @@ void Window::run(bool everything, FlushKind kind) {
   }
   // Split off the ops that stay before running; the executed ones stay alive until they ran.
   std::vector<Task> done = std::move(ops_);
+  std::vector<std::int64_t> seq = std::move(seq_);
   ops_.clear();
-  for (int i : plan.kept) ops_.push_back(std::move(done[i]));
+  seq_.clear();
+  for (int i : plan.kept) {
+    ops_.push_back(std::move(done[i]));
+    seq_.push_back(seq[i]);
+  }
   execute_plan(plan, window, done);
+}
+
+std::vector<int> Window::loop_heads(const CanonicalWindow& window, bool everything) {
+  // The window's ops are in recording order; those not yet in the history follow the kept ones.
+  const std::int64_t end = history_base_ + static_cast<std::int64_t>(history_.size());
+  for (std::size_t i = 0; i < seq_.size(); ++i) {
+    if (seq_[i] < end) continue;
+    const std::int64_t x = history_base_ + static_cast<std::int64_t>(history_.size());
+    history_.push_back(window.stream_hash[i]);
+    if (loop_period_ > 0 && x >= loop_head_ + loop_period_ &&
+        history_[x - history_base_] != history_[x - loop_period_ - history_base_])
+      loop_period_ = 0, loop_head_ = -1;  // the loop ended (or it was no loop)
+  }
+  if (history_.size() > 4 * kMaxPeriod) {  // keep two of the longest periods looked for
+    const std::size_t drop = history_.size() - 2 * kMaxPeriod;
+    history_.erase(history_.begin(), history_.begin() + static_cast<std::ptrdiff_t>(drop));
+    history_base_ += static_cast<std::int64_t>(drop);
+  }
+  if (loop_period_ == 0) find_period();
+  const std::int64_t n = static_cast<std::int64_t>(seq_.size());
+  std::vector<int> heads;
+  if (everything || loop_period_ == 0 || 2 * loop_period_ <= n) return heads;  // the planner sees it
+  for (std::int64_t i = 1; i < n; ++i)
+    if (seq_[i] >= loop_head_ && (seq_[i] - loop_head_) % loop_period_ == 0) heads.push_back(static_cast<int>(i));
+  return heads;
+}
+
+// The shortest period L with which the history ends repeating (h[k] == h[k - L]) over at least
+// two periods and at least a window's worth of ops (a few equal ops in a row, such as the
+// boundary strips of H, U and V, are no loop), and the op where that repetition began. Looked for
+// again only once the history has grown by a window since the last search.
+void Window::find_period() {
+  const std::int64_t size = static_cast<std::int64_t>(history_.size());
+  const std::int64_t end = history_base_ + size;
+  if (searched_at_ >= 0 && end - searched_at_ < capacity_) return;
+  searched_at_ = end;
+  const std::vector<std::uint64_t>& h = history_;
+  for (std::int64_t L = 1; 2 * L <= size && L <= static_cast<std::int64_t>(kMaxPeriod); ++L) {
+    std::int64_t p = size;  // h[k] == h[k - L] for every k >= p
+    while (p - 1 >= L && h[p - 1] == h[p - 1 - L]) --p;
+    const std::int64_t begin = p - L;  // the repetition begins here
+    if (size - begin < 2 * L || size - begin < capacity_) continue;
+    loop_period_ = L;
+    loop_head_ = history_base_ + begin;
+    return;
+  }
 }
 
 namespace {
@@ -107,7 +161,7 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const
     for (const PlannedReduction& r : plan.groups[g].reductions) last_group[r.store] = static_cast<int>(g);
     last_group[plan.groups[g].domain.store] = static_cast<int>(g);  // geometry only, but kept whole
   }
-  std::vector<long> references(nstores, 1);  // window.stores' own
+  std::vector<long> references(nstores, 1);       // window.stores' own
   for (std::size_t i = 0; i < ops.size(); ++i) {  // the kept ops were moved from: no arguments left
     for (std::size_t a = 0; a < ops[i].args.size(); ++a) ++references[window.arg_store[i][a]];
     for (std::size_t r = 0; r < ops[i].reductions.size(); ++r) ++references[window.reduction_store[i][r]];

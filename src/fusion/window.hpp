@@ -25,6 +25,10 @@ class Window {
 
  private:
   void run(bool everything, FlushKind kind);
+  // The loop period in the op stream (below): extends it with the window's new ops and returns
+  // where iterations start in the window, if the loop is longer than half of it.
+  std::vector<int> loop_heads(const CanonicalWindow& window, bool everything);
+  void find_period();
   void execute_plan(const Plan& plan, const CanonicalWindow& window, const std::vector<Task>& ops);
 
   static constexpr int kMaxCapacity = 4096;
@@ -39,6 +43,21 @@ class Window {
   };
   std::unordered_map<WindowSignature, Plan, Hash> cache_;
   StreamCheck check_;
+  // The op stream across windows, for loops longer than half a window (whose period a window
+  // cannot see): seq_[i] numbers ops_[i] in recording order; history_ holds the stream hashes
+  // (CanonicalWindow::stream_hash) of ops history_base_ .. history_base_ + size - 1, each taken
+  // when the op was first planned. Once the stream repeats with a period, loop_period_ ops from
+  // loop_head_ on (the op where the repetition began: the loop's first op after its setup),
+  // iterations start at loop_head_ + k * loop_period_; a new op that breaks the repetition
+  // forgets the period, and it is looked for again.
+  static constexpr std::size_t kMaxPeriod = 2048;
+  std::vector<std::int64_t> seq_;
+  std::int64_t recorded_ = 0;
+  std::vector<std::uint64_t> history_;
+  std::int64_t history_base_ = 0;
+  std::int64_t loop_head_ = -1;
+  std::int64_t loop_period_ = 0;
+  std::int64_t searched_at_ = -1;  // the history's end when the period was last looked for
 };
 
 // Hands a task to the runtime: runs it now (fusion off) or records it in the window.
