@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "tessera/array/array_ref.hpp"
 #include "tessera/array/store_factory.hpp"
@@ -61,9 +62,27 @@ std::vector<Operand> without_overlap(const std::vector<Operand>& operands, const
   return out;
 }
 
+// Whether the view has exactly this shape (no Shape built).
+bool has_shape(const View& v, const std::int64_t* extent, int ndim) {
+  if (v.ndim != ndim) return false;
+  for (int d = 0; d < ndim; ++d)
+    if (v.extent[d] != extent[d]) return false;
+  return true;
+}
+
 // The shape an elementwise operation computes: its operands' shapes broadcast together (NumPy's
-// rules), which a target must already have.
+// rules), which a target must already have. The common case (every array operand of the
+// target's, or of the first operand's, shape) builds no list of shapes.
 Shape result_shape(const char* what, const std::vector<Operand>& operands, const ArrayRef* target) {
+  const View* first = target ? &target->view : nullptr;
+  for (const Operand& o : operands)
+    if (!first && o.is_array) first = &o.array.view;
+  if (first) {
+    bool same = true;
+    for (const Operand& o : operands)
+      if (o.is_array && !has_shape(o.array.view, first->extent.data(), first->ndim)) same = false;
+    if (same) return Shape(first->extent.begin(), first->extent.begin() + first->ndim);
+  }
   std::vector<Shape> shapes;
   for (const Operand& o : operands)
     if (o.is_array) shapes.push_back(o.array.shape());
@@ -90,7 +109,9 @@ Shape result_shape(const char* what, const std::vector<Operand>& operands, const
 ArrayRef new_result(const char* what, DType type, const Shape& shape, const std::vector<Operand>& operands) {
   if (shape.empty()) return new_array(type, Tiling{}, false);
   for (const Operand& o : operands)
-    if (o.is_array && o.array.store->ndim() > 0 && o.array.shape() == shape) return new_array_like(type, o.array);
+    if (o.is_array && o.array.store->ndim() > 0 &&
+        has_shape(o.array.view, shape.data(), static_cast<int>(shape.size())))
+      return new_array_like(type, o.array);
   return new_array(type, balanced_tiling(shape, what, type), false);
 }
 
@@ -105,12 +126,26 @@ ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands
   const Shape shape = result_shape(what, operands_in, target);
   for (std::size_t i = 0; i < operands_in.size(); ++i) check_scalar_fits(what, operands_in[i], cast_to[i]);
   std::vector<UserRef> held;
-  const std::vector<Operand> operands = target ? without_overlap(operands_in, *target, held) : operands_in;
+  std::vector<Operand> copied;  // only where an operand is another view of the target's store
+  bool overlap = false;
+  for (const Operand& o : operands_in)
+    overlap = overlap || (target && o.is_array && o.array.store == target->store && o.array.view != target->view);
+  if (overlap) copied = without_overlap(operands_in, *target, held);
+  const std::vector<Operand>& operands = overlap ? copied : operands_in;
   ArrayRef out = target ? *target : new_result(what, result, shape, operands);
 
   Task task;
+  // One allocation each: loads, casts, the op, a cast and the store; the operands and the result.
+  task.program.code.reserve(2 * operands.size() + 3);
+  task.args.reserve(operands.size() + 1);
   ProgramBuilder b(task);
-  std::vector<int> regs;
+  int regs_small[4];
+  std::vector<int> regs_large;
+  int* regs = regs_small;
+  if (operands.size() > 4) {
+    regs_large.resize(operands.size());
+    regs = regs_large.data();
+  }
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const Operand& o = operands[i];
     if (o.is_array) {
@@ -118,9 +153,9 @@ ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands
       // stretched axes: never copied); 0-d stores are replicated and read as they are.
       const View view = o.array.store->ndim() == 0 ? o.array.view : broadcast_view(o.array, shape);
       int arg = b.arg(o.array.store, view, false);
-      regs.push_back(b.cast(b.load(arg, o.array.dtype()), o.array.dtype(), cast_to[i]));
+      regs[i] = b.cast(b.load(arg, o.array.dtype()), o.array.dtype(), cast_to[i]);
     } else {
-      regs.push_back(b.constant(scalar_as(o, cast_to[i]), cast_to[i]));
+      regs[i] = b.constant(scalar_as(o, cast_to[i]), cast_to[i]);
     }
   }
   int r = regs[0];
@@ -129,14 +164,17 @@ ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands
     r = b.where(op_type, regs[0], regs[1], regs[2]);
     produced = op_type;
   } else if (op != OpCode::Load) {
-    r = regs.size() == 1 ? b.unary(op, op_type, regs[0]) : b.binary(op, op_type, regs[0], regs[1]);
+    r = operands.size() == 1 ? b.unary(op, op_type, regs[0]) : b.binary(op, op_type, regs[0], regs[1]);
     produced = yields_bool(op) ? DType::Bool : op_type;
   }
   r = b.cast(r, produced, out.dtype());
   const int out_arg = b.arg(out.store, out.view, true, target == nullptr);
   b.store(out_arg, out.dtype(), r);
   task.key = out_arg;
-  task.label = std::string("tessera::op[") + what + "]";
+  static constexpr char kPrefix[] = "tessera::op[";
+  const std::size_t what_length = std::strlen(what);
+  task.label.reserve(sizeof kPrefix + what_length);  // the prefix, `what` and ']'
+  task.label.append(kPrefix, sizeof kPrefix - 1).append(what, what_length).push_back(']');
   rt.stats().ops++;
   submit(std::move(task));
   return out;

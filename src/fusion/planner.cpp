@@ -54,6 +54,25 @@ std::uint64_t bits(double x) {
   return b;
 }
 
+// The label's bytes, eight to a word (the last one padded with zeros), after its length: each
+// word changes the hash as one character did.
+std::uint64_t mix_label(std::uint64_t h, const std::string& label) {
+  h = mix64(h, label.size());
+  const char* p = label.data();
+  std::size_t left = label.size();
+  for (; left >= 8; p += 8, left -= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = mix64(h, w);
+  }
+  if (left > 0) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, left);
+    h = mix64(h, w);
+  }
+  return h;
+}
+
 std::string short_name(const std::string& label) {
   auto open = label.find('[');
   auto close = label.rfind(']');
@@ -69,14 +88,24 @@ Tiling launch_tiling(const Arg& key) { return induced(key.store->tiling(), key.v
 
 CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
   CanonicalWindow w;
-  std::unordered_map<const Store*, int> number;
+  // Stores are numbered in order of first use; the number lives in the store under this call's
+  // stamp (no map: a steady loop's windows allocate less).
+  static std::uint64_t last_stamp = 0;
+  const std::uint64_t stamp = ++last_stamp;
   auto canon = [&](const std::shared_ptr<Store>& s) {
-    auto [it, fresh] = number.emplace(s.get(), static_cast<int>(w.stores.size()));
-    if (fresh) w.stores.push_back(s);
-    return it->second;
+    int n;
+    if (s->canonical_number(stamp, n)) return n;
+    n = static_cast<int>(w.stores.size());
+    s->set_canonical_number(stamp, n);
+    w.stores.push_back(s);
+    return n;
   };
   std::uint64_t h = everything ? 1 : 2;
   auto& words = w.signature.words;
+  std::size_t nwords = 1;
+  for (const Task& t : ops) nwords += 1 + t.args.size() + t.reductions.size();
+  words.reserve(nwords);
+  w.stores.reserve(nwords - 1 - ops.size());
   words.push_back(h);
   w.arg_store.resize(ops.size());
   w.reduction_store.resize(ops.size());
@@ -89,7 +118,7 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
     for (std::size_t k = 0; k < t.program.reduce_kinds.size(); ++k)
       oh = mix64(oh, static_cast<std::uint64_t>(t.program.reduce_kinds[k]) * 2 + t.program.reduce_float[k]);
     oh = mix64(oh, static_cast<std::uint64_t>(t.key) | static_cast<std::uint64_t>(t.program.reduce_dim + 2) << 32);
-    for (const char c : t.label) oh = mix64(oh, static_cast<unsigned char>(c));
+    oh = mix_label(oh, t.label);
     if (t.body) oh = mix64(oh, t.body->signature());
     for (const Arg& a : t.args) {
       const Tiling& tl = a.store->tiling();
@@ -115,6 +144,8 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
                  static_cast<std::uint64_t>(r.finalize) ^ bits(r.count) ^ (std::uint64_t(r.out->user_refs() > 0) << 3));
     w.op_hash[i] = oh;
     words.push_back(oh);
+    w.arg_store[i].reserve(t.args.size());
+    if (!t.reductions.empty()) w.reduction_store[i].reserve(t.reductions.size());
     for (const Arg& a : t.args) {
       w.arg_store[i].push_back(canon(a.store));
       words.push_back(static_cast<std::uint64_t>(w.arg_store[i].back()));

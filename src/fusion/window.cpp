@@ -54,10 +54,13 @@ void Window::run(bool everything, FlushKind kind) {
     return;
   }
   // Split off the ops that stay before running; the executed ones stay alive until they ran.
-  std::vector<Task> done = std::move(ops_);
-  ops_.clear();
+  std::vector<Task> done;
+  done.swap(spare_);  // empty, with an earlier window's capacity
+  done.swap(ops_);
   for (int i : plan.kept) ops_.push_back(std::move(done[i]));
   execute_plan(plan, window, done);
+  done.clear();
+  if (done.capacity() > spare_.capacity()) spare_.swap(done);
 }
 
 namespace {

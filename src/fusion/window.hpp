@@ -34,6 +34,9 @@ class Window {
   static constexpr std::size_t kMaxPlans = 4096;
   int capacity_;
   std::vector<Task> ops_;
+  // The vector of the last executed window, emptied: the next window records into it, so that a
+  // steady loop does not grow a vector of ops from nothing on every flush.
+  std::vector<Task> spare_;
   struct Hash {
     std::size_t operator()(const WindowSignature& s) const { return static_cast<std::size_t>(s.hash); }
   };
