@@ -113,6 +113,9 @@ class Store {
     return true;
   }
   void set_canonical_number(std::uint64_t stamp, int number) const { canon_stamp_ = stamp, canon_number_ = number; }
+  // The planner's hash of tiling() (which never changes), once computed; 0: not yet.
+  std::uint64_t tiling_hash() const { return tiling_hash_; }
+  void set_tiling_hash(std::uint64_t h) const { tiling_hash_ = h; }
 
  private:
   DType dtype_;
@@ -134,6 +137,7 @@ class Store {
   Store* next_ = nullptr;
   mutable std::uint64_t canon_stamp_ = 0;
   mutable int canon_number_ = 0;
+  mutable std::uint64_t tiling_hash_ = 0;
 };
 
 Box bloat(const Box& b, const Index3& lo, const Index3& hi);

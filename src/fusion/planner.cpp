@@ -79,6 +79,23 @@ std::string short_name(const std::string& label) {
   return open == std::string::npos ? label : label.substr(open + 1, close - open - 1);
 }
 
+// A store's tiling (step, axis, fixed coordinate, grid, cuts, offset and extent per dimension)
+// as one word, computed on the store's first window: a store's tiling never changes.
+std::uint64_t tiling_hash(const Store& s) {
+  if (const std::uint64_t h = s.tiling_hash()) return h;
+  const Tiling& tl = s.tiling();
+  std::uint64_t h = 0x7e55;
+  for (int d = 0; d < kMaxDims; ++d) {
+    h = mix64(h, static_cast<std::uint64_t>(tl.step[d]) | static_cast<std::uint64_t>(tl.axis[d]) << 32 |
+                     static_cast<std::uint64_t>(tl.fixed[d] + 1) << 40 | static_cast<std::uint64_t>(tl.grid) << 48);
+    h = mix64(h, reinterpret_cast<std::uintptr_t>(tl.cuts[d].get()) ^ static_cast<std::uint64_t>(tl.offset[d]) ^
+                     (static_cast<std::uint64_t>(tl.extent[d]) << 32));
+  }
+  if (h == 0) h = 1;  // 0 means "not computed"
+  s.set_tiling_hash(h);
+  return h;
+}
+
 bool is_scalar_domain(const Task& t) { return t.args[t.key].store->ndim() == 0; }
 
 // Launch domains are views that induce a tiling (every view the API makes does).
@@ -107,8 +124,10 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
   words.reserve(nwords);
   w.stores.reserve(nwords - 1 - ops.size());
   words.push_back(h);
-  w.arg_store.resize(ops.size());
-  w.reduction_store.resize(ops.size());
+  std::size_t nreductions = 0;
+  for (const Task& t : ops) nreductions += t.reductions.size();
+  w.arg_store.reserve(ops.size(), nwords - 1 - ops.size() - nreductions);
+  w.reduction_store.reserve(ops.size(), nreductions);
   w.op_hash.resize(ops.size());
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Task& t = ops[i];
@@ -121,10 +140,10 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
     oh = mix_label(oh, t.label);
     if (t.body) oh = mix64(oh, t.body->signature());
     for (const Arg& a : t.args) {
-      const Tiling& tl = a.store->tiling();
-      oh = mix64(oh, static_cast<std::uint64_t>(a.store->dtype()) | std::uint64_t(a.written) << 8 |
-                         std::uint64_t(a.created) << 9 | std::uint64_t(a.store->user_refs() > 0) << 10 |
-                         std::uint64_t(tl.ndim) << 12);
+      const Store& s = *a.store;
+      oh = mix64(oh, static_cast<std::uint64_t>(s.dtype()) | std::uint64_t(a.written) << 8 |
+                         std::uint64_t(a.created) << 9 | std::uint64_t(s.user_refs() > 0) << 10 |
+                         std::uint64_t(s.tiling().ndim) << 12);
       for (int d = 0; d < kMaxDims; ++d) {
         oh =
             mix64(oh, static_cast<std::uint64_t>(a.view.origin[d]) * 31 + static_cast<std::uint64_t>(a.view.extent[d]));
@@ -132,29 +151,29 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
                            static_cast<std::uint64_t>(a.view.map[d][1]) << 21 |
                            static_cast<std::uint64_t>(a.view.map[d][2]) << 42 |
                            static_cast<std::uint64_t>(a.view.ndim * 4 + a.view.store_ndim) << 60);
-        oh = mix64(oh, static_cast<std::uint64_t>(tl.step[d]) | static_cast<std::uint64_t>(tl.axis[d]) << 32 |
-                           static_cast<std::uint64_t>(tl.fixed[d] + 1) << 40 |
-                           static_cast<std::uint64_t>(tl.grid) << 48);
-        oh = mix64(oh, reinterpret_cast<std::uintptr_t>(tl.cuts[d].get()) ^ static_cast<std::uint64_t>(tl.offset[d]) ^
-                           (static_cast<std::uint64_t>(tl.extent[d]) << 32));
       }
+      oh = mix64(oh, tiling_hash(s));
     }
     for (const ReductionOut& r : t.reductions)
       oh = mix64(oh,
                  static_cast<std::uint64_t>(r.finalize) ^ bits(r.count) ^ (std::uint64_t(r.out->user_refs() > 0) << 3));
     w.op_hash[i] = oh;
     words.push_back(oh);
-    w.arg_store[i].reserve(t.args.size());
-    if (!t.reductions.empty()) w.reduction_store[i].reserve(t.reductions.size());
+    w.arg_store.next_op();
+    w.reduction_store.next_op();
     for (const Arg& a : t.args) {
-      w.arg_store[i].push_back(canon(a.store));
-      words.push_back(static_cast<std::uint64_t>(w.arg_store[i].back()));
+      const int n = canon(a.store);
+      w.arg_store.add(n);
+      words.push_back(static_cast<std::uint64_t>(n));
     }
     for (const ReductionOut& r : t.reductions) {
-      w.reduction_store[i].push_back(canon(r.out));
-      words.push_back(static_cast<std::uint64_t>(w.reduction_store[i].back()) | (1ULL << 40));
+      const int n = canon(r.out);
+      w.reduction_store.add(n);
+      words.push_back(static_cast<std::uint64_t>(n) | (1ULL << 40));
     }
   }
+  w.arg_store.next_op();
+  w.reduction_store.next_op();
   for (std::uint64_t x : words) h = mix64(h, x);
   w.signature.hash = h;
   return w;
