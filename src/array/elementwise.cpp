@@ -170,8 +170,8 @@ ArrayRef apply_to(const char* what, OpCode op, Operands operands_in, const DType
   const Operands operands = overlap ? Operands{copied.data(), copied.size()} : operands_in;
   ArrayRef out = target ? *target : new_result(what, result, shape, operands);
 
-  Task task;
-  // One allocation each: loads, casts, the op, a cast and the store; the operands and the result.
+  Task task = rt.window().take_task();  // an executed op's buffers, emptied
+  // Room for the loads, casts, the op, a cast and the store; the operands and the result.
   task.program.code.reserve(2 * operands.size() + 3);
   task.args.reserve(operands.size() + 1);
   ProgramBuilder b(task);

@@ -12,6 +12,34 @@
 
 namespace tessera::detail {
 
+namespace {
+
+// An executed task as Task{} has it, keeping the buffers of its code, constants, arguments and
+// label. Its parts go in the order a Task is destroyed (the body first, the program last).
+Task emptied(Task&& t) {
+  Task fresh;
+  t.body.reset();
+  fresh.label = std::move(t.label);
+  fresh.label.clear();
+  t.reductions.clear();
+  fresh.args = std::move(t.args);
+  fresh.args.clear();
+  fresh.program.constants = std::move(t.program.constants);
+  fresh.program.constants.clear();
+  fresh.program.code = std::move(t.program.code);
+  fresh.program.code.clear();
+  return fresh;
+}
+
+}  // namespace
+
+Task Window::take_task() {
+  if (free_tasks_.empty()) return Task{};
+  Task t = std::move(free_tasks_.back());
+  free_tasks_.pop_back();
+  return t;
+}
+
 void Window::record(Task&& op) {
   // Run a full window before adding the new op, not after: by now every earlier op's result has
   // its Array handle (or has lost it), so liveness is known; the new op's inputs are held by the
@@ -61,6 +89,8 @@ void Window::run(bool everything, FlushKind kind) {
   done.swap(ops_);
   for (int i : plan.kept) ops_.push_back(std::move(done[i]));
   execute_plan(plan, window, done);
+  for (Task& t : done)
+    if (t.program.code.capacity() > 0 && free_tasks_.size() < kMaxFreeTasks) free_tasks_.push_back(emptied(std::move(t)));
   done.clear();
   if (done.capacity() > spare_.capacity()) spare_.swap(done);
 }
