@@ -227,23 +227,24 @@ std::int64_t cavity_pressure_kernels(ts::Runtime& runtime, int iterations) {
 
 }  // namespace
 
-TEST_F(TesseraTest, CavityPressureIterationIsTwoKernels) {
+// With batching on (TESSERA_BATCH_ELEMENTS > 0) the four strips run as one single-block kernel.
+class BatchedTest : public TesseraTest {
+  ts::Config config() const override {
+    ts::Config c;
+    c.batch_elements = std::int64_t(1) << 15;
+    return c;
+  }
+};
+
+TEST_F(BatchedTest, CavityPressureIterationIsTwoKernels) {
   // The strips read the row or column beside them, which their rank holds: no exchange, so they
   // batch at any rank count.
   const int iterations = 8;
   EXPECT_LE(cavity_pressure_kernels(rt(), iterations), 2 * iterations);
 }
 
-// TESSERA_BATCH_ELEMENTS=0 (for measuring what batching saves) launches each strip apart.
-class UnbatchedTest : public TesseraTest {
-  ts::Config config() const override {
-    ts::Config c;
-    c.batch_elements = 0;
-    return c;
-  }
-};
-
-TEST_F(UnbatchedTest, CavityStripsLaunchApart) {
+// By default each strip is a kernel of its own: the interior update and four strips.
+TEST_F(TesseraTest, CavityStripsLaunchApart) {
   const int iterations = 8;
   EXPECT_EQ(cavity_pressure_kernels(rt(), iterations), 5 * iterations);
 }

@@ -187,8 +187,11 @@ Shape broadcast_shapes(const char* what, const std::vector<Shape>& shapes) {
 }
 
 View broadcast_view(const ArrayRef& a, const Shape& shape) {
+  return broadcast_view(a, shape.data(), static_cast<int>(shape.size()));
+}
+
+View broadcast_view(const ArrayRef& a, const std::int64_t* shape, int nd) {
   const View& in = a.view;
-  const int nd = static_cast<int>(shape.size());
   const int pad = nd - in.ndim;
   View v;
   v.ndim = nd;

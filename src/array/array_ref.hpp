@@ -4,6 +4,7 @@
 // operation is compiled once rather than once per element type.
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,6 +74,9 @@ ArrayRef from_host_bytes(DType type, const Shape& shape, const char* data, std::
 // or to a new array of type `result` aligned with the first array operand.
 ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands, const std::vector<DType>& cast_to,
                DType op_type, DType result, const ArrayRef* target = nullptr);
+// The same for braced lists, the usual call: no vectors are built for an op.
+ArrayRef apply(const char* what, OpCode op, std::initializer_list<Operand> operands,
+               std::initializer_list<DType> cast_to, DType op_type, DType result, const ArrayRef* target = nullptr);
 
 // Views and copies. One entry of an index expression: a range (start, stop, step), an integer
 // (drops the axis) or a new axis of extent 1.
@@ -90,6 +94,7 @@ void assign(const ArrayRef& target, const Operand& source);
 Shape broadcast_shapes(const char* what, const std::vector<Shape>& shapes);
 // The view of `a` seen as an array of `shape` (a broadcast result shape of a's shape).
 View broadcast_view(const ArrayRef& a, const Shape& shape);
+View broadcast_view(const ArrayRef& a, const std::int64_t* shape, int ndim);  // the same, building no Shape
 
 // Reductions. The reduced value is the element cast to `compute` (times `second`'s for dot),
 // mapped (squared for norm, 0/1 for count_nonzero); over the whole array (a 0-d result) or along

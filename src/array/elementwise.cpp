@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "tessera/array/array_ref.hpp"
 #include "tessera/array/store_factory.hpp"
@@ -42,13 +43,22 @@ struct UserRef {
   std::shared_ptr<Store> store;
 };
 
+// The operands of one op, as the caller passed them (a braced list or a vector): no copy.
+struct Operands {
+  const Operand* first;
+  std::size_t count;
+  const Operand* begin() const { return first; }
+  const Operand* end() const { return first + count; }
+  std::size_t size() const { return count; }
+  const Operand& operator[](std::size_t i) const { return first[i]; }
+};
+
 // NumPy semantics for `target op= f(views of target)`: the right-hand side reads the values from
 // before the write. A view of the target's store other than the target's own is copied first if
 // it can meet the written elements (their bounding boxes intersect); a disjoint one (a reflective
 // boundary `h(all, 0).assign(h(all, 1))`) is read in place.
-std::vector<Operand> without_overlap(const std::vector<Operand>& operands, const ArrayRef& target,
-                                     std::vector<UserRef>& held) {
-  std::vector<Operand> out = operands;
+std::vector<Operand> without_overlap(Operands operands, const ArrayRef& target, std::vector<UserRef>& held) {
+  std::vector<Operand> out(operands.begin(), operands.end());
   const Box written = target.view.bounds();
   for (Operand& o : out) {
     if (o.is_array && o.array.store == target.store && o.array.view != target.view &&
@@ -61,9 +71,53 @@ std::vector<Operand> without_overlap(const std::vector<Operand>& operands, const
   return out;
 }
 
+// Whether the view has exactly this shape (no Shape built).
+bool has_shape(const View& v, const std::int64_t* extent, int ndim) {
+  if (v.ndim != ndim) return false;
+  for (int d = 0; d < ndim; ++d)
+    if (v.extent[d] != extent[d]) return false;
+  return true;
+}
+
+// A shape of at most kMaxDims dimensions, held in place.
+struct Extents {
+  int ndim = 0;
+  Index3 extent{0, 0, 0};
+  Shape shape() const { return Shape(extent.begin(), extent.begin() + ndim); }
+};
+
+Extents extents_of(const Shape& s) {
+  if (s.size() > static_cast<std::size_t>(kMaxDims)) raise("internal: a result of ", s.size(), " dimensions");
+  Extents e;
+  e.ndim = static_cast<int>(s.size());
+  for (int d = 0; d < e.ndim; ++d) e.extent[d] = s[d];
+  return e;
+}
+
 // The shape an elementwise operation computes: its operands' shapes broadcast together (NumPy's
-// rules), which a target must already have.
-Shape result_shape(const char* what, const std::vector<Operand>& operands, const ArrayRef* target) {
+// rules), which a target must already have. The common case (every array operand of the
+// target's, or of the first operand's, shape) builds no list of shapes.
+Shape broadcast_result(const char* what, Operands operands, const ArrayRef* target);
+
+Extents result_shape(const char* what, Operands operands, const ArrayRef* target) {
+  const View* first = target ? &target->view : nullptr;
+  for (const Operand& o : operands)
+    if (!first && o.is_array) first = &o.array.view;
+  if (first) {
+    bool same = true;
+    for (const Operand& o : operands)
+      if (o.is_array && !has_shape(o.array.view, first->extent.data(), first->ndim)) same = false;
+    if (same) {
+      Extents e;
+      e.ndim = first->ndim;
+      for (int d = 0; d < e.ndim; ++d) e.extent[d] = first->extent[d];
+      return e;
+    }
+  }
+  return extents_of(broadcast_result(what, operands, target));
+}
+
+Shape broadcast_result(const char* what, Operands operands, const ArrayRef* target) {
   std::vector<Shape> shapes;
   for (const Operand& o : operands)
     if (o.is_array) shapes.push_back(o.array.shape());
@@ -87,40 +141,57 @@ Shape result_shape(const char* what, const std::vector<Operand>& operands, const
 
 // The store a new result lives in: aligned with the first operand that has the result's shape
 // unstretched (key-partition inheritance), else dealt over the grid like a new array.
-ArrayRef new_result(const char* what, DType type, const Shape& shape, const std::vector<Operand>& operands) {
-  if (shape.empty()) return new_array(type, Tiling{}, false);
+ArrayRef new_result(const char* what, DType type, const Extents& shape, Operands operands) {
+  if (shape.ndim == 0) return new_array(type, Tiling{}, false);
   for (const Operand& o : operands)
-    if (o.is_array && o.array.store->ndim() > 0 && o.array.shape() == shape) return new_array_like(type, o.array);
-  return new_array(type, balanced_tiling(shape, what, type), false);
+    if (o.is_array && o.array.store->ndim() > 0 && has_shape(o.array.view, shape.extent.data(), shape.ndim))
+      return new_array_like(type, o.array);
+  return new_array(type, balanced_tiling(shape.shape(), what, type), false);
 }
 
 }  // namespace
 
-ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands_in, const std::vector<DType>& cast_to,
-               DType op_type, DType result, const ArrayRef* target) {
+namespace {
+
+ArrayRef apply_to(const char* what, OpCode op, Operands operands_in, const DType* cast_to, DType op_type,
+                  DType result, const ArrayRef* target) {
   RuntimeState& rt = runtime();
   for (const Operand& o : operands_in)
     if (o.is_array) check_runtime(o.array, what);
   if (target) check_runtime(*target, what);
-  const Shape shape = result_shape(what, operands_in, target);
+  const Extents shape = result_shape(what, operands_in, target);
   for (std::size_t i = 0; i < operands_in.size(); ++i) check_scalar_fits(what, operands_in[i], cast_to[i]);
   std::vector<UserRef> held;
-  const std::vector<Operand> operands = target ? without_overlap(operands_in, *target, held) : operands_in;
+  std::vector<Operand> copied;  // only where an operand is another view of the target's store
+  bool overlap = false;
+  for (const Operand& o : operands_in)
+    overlap = overlap || (target && o.is_array && o.array.store == target->store && o.array.view != target->view);
+  if (overlap) copied = without_overlap(operands_in, *target, held);
+  const Operands operands = overlap ? Operands{copied.data(), copied.size()} : operands_in;
   ArrayRef out = target ? *target : new_result(what, result, shape, operands);
 
-  Task task;
+  Task task = rt.window().take_task();  // an executed op's buffers, emptied
+  // Room for the loads, casts, the op, a cast and the store; the operands and the result.
+  task.program.code.reserve(2 * operands.size() + 3);
+  task.args.reserve(operands.size() + 1);
   ProgramBuilder b(task);
-  std::vector<int> regs;
+  int regs_small[4];
+  std::vector<int> regs_large;
+  int* regs = regs_small;
+  if (operands.size() > 4) {
+    regs_large.resize(operands.size());
+    regs = regs_large.data();
+  }
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const Operand& o = operands[i];
     if (o.is_array) {
       // Each operand is read through its view broadcast to the result's shape (stride 0 along the
       // stretched axes: never copied); 0-d stores are replicated and read as they are.
-      const View view = o.array.store->ndim() == 0 ? o.array.view : broadcast_view(o.array, shape);
+      const View view = o.array.store->ndim() == 0 ? o.array.view : broadcast_view(o.array, shape.extent.data(), shape.ndim);
       int arg = b.arg(o.array.store, view, false);
-      regs.push_back(b.cast(b.load(arg, o.array.dtype()), o.array.dtype(), cast_to[i]));
+      regs[i] = b.cast(b.load(arg, o.array.dtype()), o.array.dtype(), cast_to[i]);
     } else {
-      regs.push_back(b.constant(scalar_as(o, cast_to[i]), cast_to[i]));
+      regs[i] = b.constant(scalar_as(o, cast_to[i]), cast_to[i]);
     }
   }
   int r = regs[0];
@@ -129,17 +200,34 @@ ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands
     r = b.where(op_type, regs[0], regs[1], regs[2]);
     produced = op_type;
   } else if (op != OpCode::Load) {
-    r = regs.size() == 1 ? b.unary(op, op_type, regs[0]) : b.binary(op, op_type, regs[0], regs[1]);
+    r = operands.size() == 1 ? b.unary(op, op_type, regs[0]) : b.binary(op, op_type, regs[0], regs[1]);
     produced = yields_bool(op) ? DType::Bool : op_type;
   }
   r = b.cast(r, produced, out.dtype());
   const int out_arg = b.arg(out.store, out.view, true, target == nullptr);
   b.store(out_arg, out.dtype(), r);
   task.key = out_arg;
-  task.label = std::string("tessera::op[") + what + "]";
+  static constexpr char kPrefix[] = "tessera::op[";
+  const std::size_t what_length = std::strlen(what);
+  task.label.reserve(sizeof kPrefix + what_length);  // the prefix, `what` and ']'
+  task.label.append(kPrefix, sizeof kPrefix - 1).append(what, what_length).push_back(']');
   rt.stats().ops++;
   submit(std::move(task));
   return out;
+}
+
+}  // namespace
+
+ArrayRef apply(const char* what, OpCode op, const std::vector<Operand>& operands, const std::vector<DType>& cast_to,
+               DType op_type, DType result, const ArrayRef* target) {
+  if (cast_to.size() < operands.size()) raise("internal: ", what, " has fewer cast types than operands");
+  return apply_to(what, op, Operands{operands.data(), operands.size()}, cast_to.data(), op_type, result, target);
+}
+
+ArrayRef apply(const char* what, OpCode op, std::initializer_list<Operand> operands,
+               std::initializer_list<DType> cast_to, DType op_type, DType result, const ArrayRef* target) {
+  if (cast_to.size() < operands.size()) raise("internal: ", what, " has fewer cast types than operands");
+  return apply_to(what, op, Operands{operands.begin(), operands.size()}, cast_to.begin(), op_type, result, target);
 }
 
 void assign(const ArrayRef& target, const Operand& source) {

@@ -89,6 +89,34 @@ class Store {
   void release();
   bool released() const { return released_; }
 
+  // The runtime's list of live stores (released at teardown): intrusive, so that creating and
+  // destroying a store (every temporary of an op) allocates nothing for it.
+  void link_into(Store*& head) {
+    prev_ = nullptr;
+    next_ = head;
+    if (head) head->prev_ = this;
+    head = this;
+  }
+  void unlink_from(Store*& head) {
+    if (prev_) prev_->next_ = next_;
+    else head = next_;
+    if (next_) next_->prev_ = prev_;
+    prev_ = next_ = nullptr;
+  }
+  Store* next_linked() const { return next_; }
+
+  // The planner's canonical number of this store in the window being canonicalized (stamp: which
+  // canonicalization set it), so that numbering the stores needs no map.
+  bool canonical_number(std::uint64_t stamp, int& number) const {
+    if (canon_stamp_ != stamp) return false;
+    number = canon_number_;
+    return true;
+  }
+  void set_canonical_number(std::uint64_t stamp, int number) const { canon_stamp_ = stamp, canon_number_ = number; }
+  // The planner's hash of tiling() (which never changes), once computed; 0: not yet.
+  std::uint64_t tiling_hash() const { return tiling_hash_; }
+  void set_tiling_hash(std::uint64_t h) const { tiling_hash_ = h; }
+
  private:
   DType dtype_;
   Tiling tiling_;
@@ -105,6 +133,11 @@ class Store {
   bool primary_ = true;
   bool zero_ = false;
   bool released_ = false;
+  Store* prev_ = nullptr;
+  Store* next_ = nullptr;
+  mutable std::uint64_t canon_stamp_ = 0;
+  mutable int canon_number_ = 0;
+  mutable std::uint64_t tiling_hash_ = 0;
 };
 
 Box bloat(const Box& b, const Index3& lo, const Index3& hi);

@@ -36,8 +36,9 @@ struct Config {
   int jit_elements = 0;             // TESSERA_JIT_ELEMENTS: elements per thread of JIT kernels, 1, 2
                                     // or 4; 0 chooses per program (docs/JIT.md). For benchmarking
   // TESSERA_BATCH_ELEMENTS: consecutive small groups (boundary strips) of at most this many
-  // elements each run as one single-block launch; 0 launches each apart (docs/FUSION.md).
-  std::int64_t batch_elements = std::int64_t(1) << 15;
+  // elements each run as one single-block launch; 0 (the default: on the H200 the strips' own
+  // kernels were faster at every size measured, docs/FUSION.md) launches each apart.
+  std::int64_t batch_elements = 0;
 
   // This configuration with every TESSERA_* variable that is set applied on top.
   Config with_environment() const;

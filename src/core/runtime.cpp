@@ -168,8 +168,8 @@ RuntimeState::RuntimeState(const Config& config, MPI_Comm parent)
 RuntimeState::~RuntimeState() {
   window_.reset();
   // Arrays may outlive the runtime; their device memory may not outlive Kokkos.
-  for (Store* s : stores_) s->release();
-  stores_.clear();
+  for (Store* s = stores_; s; s = s->next_linked()) s->release();
+  stores_ = nullptr;
   clear_cuts_registry();
 }
 

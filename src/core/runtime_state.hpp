@@ -40,8 +40,8 @@ class RuntimeState {
   bool logging(LogTopic t) const { return (log_mask_ & static_cast<unsigned>(t)) != 0; }
   void log(LogTopic t, const std::string& line) const;
 
-  void register_store(Store* s) { stores_.insert(s); }
-  void unregister_store(Store* s) { stores_.erase(s); }
+  void register_store(Store* s) { s->link_into(stores_); }
+  void unregister_store(Store* s) { s->unlink_from(stores_); }
   std::uint64_t next_store_id() { return ++store_counter_; }
 
  private:
@@ -54,7 +54,7 @@ class RuntimeState {
   std::array<ProcessGrid, 4> grids_;
   Stats stats_;
   unsigned log_mask_ = 0;
-  std::unordered_set<Store*> stores_;
+  Store* stores_ = nullptr;  // the live stores, linked through themselves (Store::link_into)
   std::uint64_t store_counter_ = 0;
 };
 

@@ -393,7 +393,7 @@ ExecReport execute(const Launch& task) {
 
   // One grouped exchange for every store that needs a wider valid halo than it has.
   std::vector<FetchRequest> exchange;
-  std::ostringstream halo_log;
+  std::string halo_log;  // built only when logging: an ostringstream per launch costs more than the rest
   for (std::size_t h = 0; h < halos.size(); ++h) {
     Store& s = *halos[h].store;
     auto [lo, hi] = halo_widths[h];
@@ -412,7 +412,7 @@ ExecReport execute(const Launch& task) {
       req.needed[r] = intersect(bloat(s.tiling().tile(store_grid.coords(r)), lo, hi), s.full());
     exchange.push_back(std::move(req));
     s.set_valid(lo, hi);
-    if (rt.logging(LogTopic::Comm)) halo_log << " store#" << s.id();
+    if (rt.logging(LogTopic::Comm)) halo_log += " store#" + std::to_string(s.id());
   }
   const Box inside = interior(tile, task, access, exchange);
   // Reductions along a dimension write each output once, from a launch over the whole tile.
@@ -423,7 +423,7 @@ ExecReport execute(const Launch& task) {
     report.halo_stores = static_cast<int>(exchange.size());
     halo_fetch.emplace(rt.comm(), grid, std::move(exchange), region_label("tessera::halo[", *task.label));
     if (rt.logging(LogTopic::Comm))
-      rt.log(LogTopic::Comm, "halo exchange for " + *task.label + ":" + halo_log.str() +
+      rt.log(LogTopic::Comm, "halo exchange for " + *task.label + ":" + halo_log +
                                  (overlap ? " (behind the interior " + to_string(inside) + ")" : ""));
   }
 

@@ -49,11 +49,41 @@ struct WindowSignature {
   friend bool operator==(const WindowSignature& a, const WindowSignature& b) { return a.words == b.words; }
 };
 
+// Per op, a list of ints (canonical store numbers), all in one vector: op i's are
+// values[start[i], start[i + 1]).
+class PerOp {
+ public:
+  struct List {
+    const int* first;
+    const int* last;
+    const int& operator[](std::size_t k) const { return first[k]; }
+    const int* begin() const { return first; }
+    const int* end() const { return last; }
+    const int& front() const { return *first; }
+    std::size_t size() const { return static_cast<std::size_t>(last - first); }
+    bool empty() const { return first == last; }
+  };
+  void reserve(std::size_t ops, std::size_t values) {
+    start_.reserve(ops + 1);
+    values_.reserve(values);
+  }
+  void next_op() {  // before op i's values; once more after the last op's
+    if (start_.empty()) start_.push_back(0);
+    else start_.push_back(static_cast<std::uint32_t>(values_.size()));
+  }
+  void add(int v) { values_.push_back(v); }
+  List operator[](std::size_t i) const { return {values_.data() + start_[i], values_.data() + start_[i + 1]}; }
+
+ private:
+  std::vector<int> values_;
+  std::vector<std::uint32_t> start_;
+};
+
 // The window's ops with their stores numbered in order of first use.
 struct CanonicalWindow {
-  std::vector<std::shared_ptr<Store>> stores;     // canonical number -> store
-  std::vector<std::vector<int>> arg_store;        // op -> arg -> canonical number
-  std::vector<std::vector<int>> reduction_store;  // op -> reduction -> canonical number
+  std::vector<std::shared_ptr<Store>> stores;  // canonical number -> store
+  PerOp arg_store;                             // op -> arg -> canonical number
+  PerOp reduction_store;                       // op -> reduction -> canonical number
   std::vector<std::uint64_t> op_hash;             // per op, independent of which stores it touches
   // op_hash without what depends on when the op is planned (whether its stores have Array handles
   // yet): the same op of a loop has the same stream hash in every iteration (Window's loop period).

@@ -54,10 +54,46 @@ std::uint64_t bits(double x) {
   return b;
 }
 
+// The label's bytes, eight to a word (the last one padded with zeros), after its length: each
+// word changes the hash as one character did.
+std::uint64_t mix_label(std::uint64_t h, const std::string& label) {
+  h = mix64(h, label.size());
+  const char* p = label.data();
+  std::size_t left = label.size();
+  for (; left >= 8; p += 8, left -= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = mix64(h, w);
+  }
+  if (left > 0) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, left);
+    h = mix64(h, w);
+  }
+  return h;
+}
+
 std::string short_name(const std::string& label) {
   auto open = label.find('[');
   auto close = label.rfind(']');
   return open == std::string::npos ? label : label.substr(open + 1, close - open - 1);
+}
+
+// A store's tiling (step, axis, fixed coordinate, grid, cuts, offset and extent per dimension)
+// as one word, computed on the store's first window: a store's tiling never changes.
+std::uint64_t tiling_hash(const Store& s) {
+  if (const std::uint64_t h = s.tiling_hash()) return h;
+  const Tiling& tl = s.tiling();
+  std::uint64_t h = 0x7e55;
+  for (int d = 0; d < kMaxDims; ++d) {
+    h = mix64(h, static_cast<std::uint64_t>(tl.step[d]) | static_cast<std::uint64_t>(tl.axis[d]) << 32 |
+                     static_cast<std::uint64_t>(tl.fixed[d] + 1) << 40 | static_cast<std::uint64_t>(tl.grid) << 48);
+    h = mix64(h, reinterpret_cast<std::uintptr_t>(tl.cuts[d].get()) ^ static_cast<std::uint64_t>(tl.offset[d]) ^
+                     (static_cast<std::uint64_t>(tl.extent[d]) << 32));
+  }
+  if (h == 0) h = 1;  // 0 means "not computed"
+  s.set_tiling_hash(h);
+  return h;
 }
 
 bool is_scalar_domain(const Task& t) { return t.args[t.key].store->ndim() == 0; }
@@ -69,17 +105,29 @@ Tiling launch_tiling(const Arg& key) { return induced(key.store->tiling(), key.v
 
 CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
   CanonicalWindow w;
-  std::unordered_map<const Store*, int> number;
+  // Stores are numbered in order of first use; the number lives in the store under this call's
+  // stamp (no map: a steady loop's windows allocate less).
+  static std::uint64_t last_stamp = 0;
+  const std::uint64_t stamp = ++last_stamp;
   auto canon = [&](const std::shared_ptr<Store>& s) {
-    auto [it, fresh] = number.emplace(s.get(), static_cast<int>(w.stores.size()));
-    if (fresh) w.stores.push_back(s);
-    return it->second;
+    int n;
+    if (s->canonical_number(stamp, n)) return n;
+    n = static_cast<int>(w.stores.size());
+    s->set_canonical_number(stamp, n);
+    w.stores.push_back(s);
+    return n;
   };
   std::uint64_t h = everything ? 1 : 2;
   auto& words = w.signature.words;
+  std::size_t nwords = 1;
+  for (const Task& t : ops) nwords += 1 + t.args.size() + t.reductions.size();
+  words.reserve(nwords);
+  w.stores.reserve(nwords - 1 - ops.size());
   words.push_back(h);
-  w.arg_store.resize(ops.size());
-  w.reduction_store.resize(ops.size());
+  std::size_t nreductions = 0;
+  for (const Task& t : ops) nreductions += t.reductions.size();
+  w.arg_store.reserve(ops.size(), nwords - 1 - ops.size() - nreductions);
+  w.reduction_store.reserve(ops.size(), nreductions);
   w.op_hash.resize(ops.size());
   w.stream_hash.resize(ops.size());
   for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -90,14 +138,14 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
     for (std::size_t k = 0; k < t.program.reduce_kinds.size(); ++k)
       oh = mix64(oh, static_cast<std::uint64_t>(t.program.reduce_kinds[k]) * 2 + t.program.reduce_float[k]);
     oh = mix64(oh, static_cast<std::uint64_t>(t.key) | static_cast<std::uint64_t>(t.program.reduce_dim + 2) << 32);
-    for (const char c : t.label) oh = mix64(oh, static_cast<unsigned char>(c));
+    oh = mix_label(oh, t.label);
     if (t.body) oh = mix64(oh, t.body->signature());
     std::uint64_t held = 0x5678;  // which stores have Array handles now
     for (const Arg& a : t.args) {
-      const Tiling& tl = a.store->tiling();
-      held = mix64(held, a.store->user_refs() > 0);
-      oh = mix64(oh, static_cast<std::uint64_t>(a.store->dtype()) | std::uint64_t(a.written) << 8 |
-                         std::uint64_t(a.created) << 9 | std::uint64_t(tl.ndim) << 12);
+      const Store& s = *a.store;
+      held = mix64(held, s.user_refs() > 0);
+      oh = mix64(oh, static_cast<std::uint64_t>(s.dtype()) | std::uint64_t(a.written) << 8 |
+                         std::uint64_t(a.created) << 9 | std::uint64_t(s.tiling().ndim) << 12);
       for (int d = 0; d < kMaxDims; ++d) {
         oh =
             mix64(oh, static_cast<std::uint64_t>(a.view.origin[d]) * 31 + static_cast<std::uint64_t>(a.view.extent[d]));
@@ -105,12 +153,8 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
                            static_cast<std::uint64_t>(a.view.map[d][1]) << 21 |
                            static_cast<std::uint64_t>(a.view.map[d][2]) << 42 |
                            static_cast<std::uint64_t>(a.view.ndim * 4 + a.view.store_ndim) << 60);
-        oh = mix64(oh, static_cast<std::uint64_t>(tl.step[d]) | static_cast<std::uint64_t>(tl.axis[d]) << 32 |
-                           static_cast<std::uint64_t>(tl.fixed[d] + 1) << 40 |
-                           static_cast<std::uint64_t>(tl.grid) << 48);
-        oh = mix64(oh, reinterpret_cast<std::uintptr_t>(tl.cuts[d].get()) ^ static_cast<std::uint64_t>(tl.offset[d]) ^
-                           (static_cast<std::uint64_t>(tl.extent[d]) << 32));
       }
+      oh = mix64(oh, tiling_hash(s));
     }
     for (const ReductionOut& r : t.reductions) {
       oh = mix64(oh, static_cast<std::uint64_t>(r.finalize) ^ bits(r.count));
@@ -120,15 +164,21 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
     oh = mix64(oh, held);
     w.op_hash[i] = oh;
     words.push_back(oh);
+    w.arg_store.next_op();
+    w.reduction_store.next_op();
     for (const Arg& a : t.args) {
-      w.arg_store[i].push_back(canon(a.store));
-      words.push_back(static_cast<std::uint64_t>(w.arg_store[i].back()));
+      const int n = canon(a.store);
+      w.arg_store.add(n);
+      words.push_back(static_cast<std::uint64_t>(n));
     }
     for (const ReductionOut& r : t.reductions) {
-      w.reduction_store[i].push_back(canon(r.out));
-      words.push_back(static_cast<std::uint64_t>(w.reduction_store[i].back()) | (1ULL << 40));
+      const int n = canon(r.out);
+      w.reduction_store.add(n);
+      words.push_back(static_cast<std::uint64_t>(n) | (1ULL << 40));
     }
   }
+  w.arg_store.next_op();
+  w.reduction_store.next_op();
   for (std::uint64_t x : words) h = mix64(h, x);
   w.signature.hash = h;
   return w;

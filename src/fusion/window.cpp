@@ -12,12 +12,42 @@
 
 namespace tessera::detail {
 
+namespace {
+
+// An executed task as Task{} has it, keeping the buffers of its code, constants, arguments and
+// label. Its parts go in the order a Task is destroyed (the body first, the program last).
+Task emptied(Task&& t) {
+  Task fresh;
+  t.body.reset();
+  fresh.label = std::move(t.label);
+  fresh.label.clear();
+  t.reductions.clear();
+  fresh.args = std::move(t.args);
+  fresh.args.clear();
+  fresh.program.constants = std::move(t.program.constants);
+  fresh.program.constants.clear();
+  fresh.program.code = std::move(t.program.code);
+  fresh.program.code.clear();
+  return fresh;
+}
+
+}  // namespace
+
+Task Window::take_task() {
+  if (free_tasks_.empty()) return Task{};
+  Task t = std::move(free_tasks_.back());
+  free_tasks_.pop_back();
+  return t;
+}
+
 void Window::record(Task&& op) {
   // Run a full window before adding the new op, not after: by now every earlier op's result has
   // its Array handle (or has lost it), so liveness is known; the new op's inputs are held by the
   // caller for the duration of this call.
   if (static_cast<int>(ops_.size()) >= capacity_) run(false, FlushKind::WindowFull);
-  if (check_.enabled()) check_.add(hash_task(op), static_cast<int>(ops_.size()));
+  // One rank has no other stream to diverge from: its ops need no hash (the check at the flush
+  // still runs, and agrees).
+  if (check_.enabled() && runtime().size() > 1) check_.add(hash_task(op), static_cast<int>(ops_.size()));
   ops_.push_back(std::move(op));
   seq_.push_back(recorded_++);
 }
@@ -57,15 +87,20 @@ void Window::run(bool everything, FlushKind kind) {
     return;
   }
   // Split off the ops that stay before running; the executed ones stay alive until they ran.
-  std::vector<Task> done = std::move(ops_);
+  std::vector<Task> done;
+  done.swap(spare_);  // empty, with an earlier window's capacity
+  done.swap(ops_);
   std::vector<std::int64_t> seq = std::move(seq_);
-  ops_.clear();
   seq_.clear();
   for (int i : plan.kept) {
     ops_.push_back(std::move(done[i]));
     seq_.push_back(seq[i]);
   }
   execute_plan(plan, window, done);
+  for (Task& t : done)
+    if (t.program.code.capacity() > 0 && free_tasks_.size() < kMaxFreeTasks) free_tasks_.push_back(emptied(std::move(t)));
+  done.clear();
+  if (done.capacity() > spare_.capacity()) spare_.swap(done);
 }
 
 std::vector<int> Window::loop_heads(const CanonicalWindow& window, bool everything) {

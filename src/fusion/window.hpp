@@ -21,6 +21,10 @@ class Window {
   void record(Task&& op);
   void flush(FlushKind kind = FlushKind::Flush);
   bool empty() const { return ops_.empty(); }
+  // A new task for an op: an executed one emptied (as Task{} but with its vectors' and label's
+  // buffers), so that recording a steady loop's ops allocates nothing for their programs,
+  // arguments and labels.
+  Task take_task();
   StreamCheck& check() { return check_; }
 
  private:
@@ -36,8 +40,13 @@ class Window {
   // the same op when the error is the same everywhere) before it aborts the job.
   static constexpr double kUnwindingGrace = 10;
   static constexpr std::size_t kMaxPlans = 4096;
+  static constexpr std::size_t kMaxFreeTasks = kMaxCapacity;
   int capacity_;
   std::vector<Task> ops_;
+  // The vector of the last executed window, emptied: the next window records into it, so that a
+  // steady loop does not grow a vector of ops from nothing on every flush.
+  std::vector<Task> spare_;
+  std::vector<Task> free_tasks_;  // executed tasks, emptied (take_task)
   struct Hash {
     std::size_t operator()(const WindowSignature& s) const { return static_cast<std::size_t>(s.hash); }
   };
