@@ -153,8 +153,8 @@ ArrayRef new_result(const char* what, DType type, const Extents& shape, Operands
 
 namespace {
 
-ArrayRef apply_to(const char* what, OpCode op, Operands operands_in, const DType* cast_to, DType op_type,
-                  DType result, const ArrayRef* target) {
+ArrayRef apply_to(const char* what, OpCode op, Operands operands_in, const DType* cast_to, DType op_type, DType result,
+                  const ArrayRef* target) {
   RuntimeState& rt = runtime();
   for (const Operand& o : operands_in)
     if (o.is_array) check_runtime(o.array, what);
@@ -187,7 +187,8 @@ ArrayRef apply_to(const char* what, OpCode op, Operands operands_in, const DType
     if (o.is_array) {
       // Each operand is read through its view broadcast to the result's shape (stride 0 along the
       // stretched axes: never copied); 0-d stores are replicated and read as they are.
-      const View view = o.array.store->ndim() == 0 ? o.array.view : broadcast_view(o.array, shape.extent.data(), shape.ndim);
+      const View view =
+          o.array.store->ndim() == 0 ? o.array.view : broadcast_view(o.array, shape.extent.data(), shape.ndim);
       int arg = b.arg(o.array.store, view, false);
       regs[i] = b.cast(b.load(arg, o.array.dtype()), o.array.dtype(), cast_to[i]);
     } else {

@@ -98,8 +98,10 @@ class Store {
     head = this;
   }
   void unlink_from(Store*& head) {
-    if (prev_) prev_->next_ = next_;
-    else head = next_;
+    if (prev_)
+      prev_->next_ = next_;
+    else
+      head = next_;
     if (next_) next_->prev_ = prev_;
     prev_ = next_ = nullptr;
   }

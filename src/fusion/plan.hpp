@@ -68,8 +68,10 @@ class PerOp {
     values_.reserve(values);
   }
   void next_op() {  // before op i's values; once more after the last op's
-    if (start_.empty()) start_.push_back(0);
-    else start_.push_back(static_cast<std::uint32_t>(values_.size()));
+    if (start_.empty())
+      start_.push_back(0);
+    else
+      start_.push_back(static_cast<std::uint32_t>(values_.size()));
   }
   void add(int v) { values_.push_back(v); }
   List operator[](std::size_t i) const { return {values_.data() + start_[i], values_.data() + start_[i + 1]}; }
@@ -84,7 +86,7 @@ struct CanonicalWindow {
   std::vector<std::shared_ptr<Store>> stores;  // canonical number -> store
   PerOp arg_store;                             // op -> arg -> canonical number
   PerOp reduction_store;                       // op -> reduction -> canonical number
-  std::vector<std::uint64_t> op_hash;             // per op, independent of which stores it touches
+  std::vector<std::uint64_t> op_hash;          // per op, independent of which stores it touches
   // op_hash without what depends on when the op is planned (whether its stores have Array handles
   // yet): the same op of a loop has the same stream hash in every iteration (Window's loop period).
   std::vector<std::uint64_t> stream_hash;

@@ -98,7 +98,8 @@ void Window::run(bool everything, FlushKind kind) {
   }
   execute_plan(plan, window, done);
   for (Task& t : done)
-    if (t.program.code.capacity() > 0 && free_tasks_.size() < kMaxFreeTasks) free_tasks_.push_back(emptied(std::move(t)));
+    if (t.program.code.capacity() > 0 && free_tasks_.size() < kMaxFreeTasks)
+      free_tasks_.push_back(emptied(std::move(t)));
   done.clear();
   if (done.capacity() > spare_.capacity()) spare_.swap(done);
 }
