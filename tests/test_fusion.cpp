@@ -24,6 +24,24 @@ double cnd_host(double d) {
   return d > 0.0 ? 1.0 - tail : tail;
 }
 
+// call and put against the host's Black-Scholes prices of S, X, T.
+void expect_black_scholes_prices(const ts::Array<double>& S, const ts::Array<double>& X, const ts::Array<double>& T,
+                                 const ts::Array<double>& call, const ts::Array<double>& put) {
+  auto s = S.to_host(), x = X.to_host(), t = T.to_host();
+  const std::size_t n = s.size();
+  std::vector<double> want_call(n), want_put(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double R = 0.02, V = 0.3, sq = std::sqrt(t[i]);
+    double d1 = std::log(s[i] / x[i]) + (R + 0.5 * V * V) * t[i] / (V * sq);
+    double d2 = d1 - V * sq;
+    double e = std::exp(-R * t[i]);
+    want_call[i] = s[i] * cnd_host(d1) - x[i] * e * cnd_host(d2);
+    want_put[i] = x[i] * e * (1.0 - cnd_host(d2)) - s[i] * (1.0 - cnd_host(d1));
+  }
+  EXPECT_TRUE(close(call.to_host(), want_call, 1e-12));
+  EXPECT_TRUE(close(put.to_host(), want_put, 1e-12));
+}
+
 // cuNumeric's stencil.py on a grid: the views, one step, and the same step on the host.
 struct StencilPy {
   ts::Array<double> center, north, east, west, south;
@@ -78,18 +96,7 @@ TEST_F(FusionTest, BlackScholesIterationIsOneKernelWithoutTemporaries) {
   rt().flush();
   EXPECT_EQ(rt().stats().kernels - after.kernels, more);
 
-  auto s = S.to_host(), x = X.to_host(), t = T.to_host();
-  std::vector<double> want_call(n), want_put(n);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double R = 0.02, V = 0.3, sq = std::sqrt(t[i]);
-    double d1 = std::log(s[i] / x[i]) + (R + 0.5 * V * V) * t[i] / (V * sq);
-    double d2 = d1 - V * sq;
-    double e = std::exp(-R * t[i]);
-    want_call[i] = s[i] * cnd_host(d1) - x[i] * e * cnd_host(d2);
-    want_put[i] = x[i] * e * (1.0 - cnd_host(d2)) - s[i] * (1.0 - cnd_host(d1));
-  }
-  EXPECT_TRUE(close(call.to_host(), want_call, 1e-12));
-  EXPECT_TRUE(close(put.to_host(), want_put, 1e-12));
+  expect_black_scholes_prices(S, X, T, call, put);
 }
 
 // The in-place stencil reads the grid through shifted views and writes its interior: with buffer
@@ -321,18 +328,7 @@ TEST_F(FusionTest, SteadyBlackScholesLoopAllocatesNothing) {
   EXPECT_EQ(after.kernels - before.kernels, iters);  // one kernel per iteration
   EXPECT_EQ(all_sum(after.bytes_accessed - before.bytes_accessed), 5 * n * 8 * iters);
 
-  auto s = S.to_host(), x = X.to_host(), t = T.to_host();
-  std::vector<double> want_call(n), want_put(n);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double R = 0.02, V = 0.3, sq = std::sqrt(t[i]);
-    double d1 = std::log(s[i] / x[i]) + (R + 0.5 * V * V) * t[i] / (V * sq);
-    double d2 = d1 - V * sq;
-    double e = std::exp(-R * t[i]);
-    want_call[i] = s[i] * cnd_host(d1) - x[i] * e * cnd_host(d2);
-    want_put[i] = x[i] * e * (1.0 - cnd_host(d2)) - s[i] * (1.0 - cnd_host(d1));
-  }
-  EXPECT_TRUE(close(call.to_host(), want_call, 1e-12));
-  EXPECT_TRUE(close(put.to_host(), want_put, 1e-12));
+  expect_black_scholes_prices(S, X, T, call, put);
 }
 
 // tessera-bench's CG: the matrix-free 5-point Laplacian, two vdot reductions per iteration, alpha
