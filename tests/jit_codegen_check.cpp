@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -43,7 +44,7 @@ std::map<int, std::set<std::uint64_t>>& automatic() {
 void observe(const td::Program& program, int nargs, const td::KernelShape& shape) {
   if (!td::jit_supports(program, nargs)) return;
   static int new_programs = 0;
-  const int automatic_elements = td::elements_per_thread(program);
+  const int automatic_elements = td::elements_per_thread(program, shape);
   td::GeneratedKernel four = td::generate_cuda(program, nargs, shape, 4);
   std::uint64_t automatic_hash = four.hash;
   const bool every_count =
@@ -158,9 +159,7 @@ TEST(JitCodegen, FourElementsPerThreadInterleaveAndGuardTheRowsEnd) {
   EXPECT_NE(s.find("if (j + 768 < n2) {"), npos) << s;
   EXPECT_NE(s.find("const long j_0 = j, j_1 = j + 256, j_2 = j + 512, j_3 = j + 768;"), npos) << s;
   EXPECT_LT(s.find("const double v1_3 = "), s.find("const double v4_0 = "));
-  EXPECT_NE(s.find("p.args[1].origin + i0 * p.args[1].stride[0] + i1 * p.args[1].stride[1] + j_2 * "
-                   "p.args[1].stride[2])"),
-            npos);
+  EXPECT_NE(s.find("p.args[1].origin + r1 + j_2 * p.args[1].stride[2])"), npos) << s;
   EXPECT_NE(s.find("(p.domain.global_origin[2] + j_3) * p.domain.global_stride[2]"), npos);
   // A register redefined from itself: each element reads its own previous value.
   EXPECT_NE(s.find("v4_1 = static_cast<double>(el::wrap_add(static_cast<double>(v0_1), static_cast<double>(v1_1)))"),
@@ -225,10 +224,27 @@ TEST(JitCodegen, LoadsAreIssuedBeforeStores) {
                      "), static_cast<double>(v2" + suffix + ")))"),
               std::string::npos)
         << s;
-    EXPECT_NE(s.find("p.args[3].ptr) + (p.args[3].origin + i0 * p.args[3].stride[0] + i1 * p.args[3].stride[1] + j"),
-              std::string::npos)
-        << s;
+    EXPECT_NE(s.find("const long r3 = i0 * p.args[3].stride[0] + i1 * p.args[3].stride[1];"), std::string::npos) << s;
+    EXPECT_NE(s.find("p.args[3].ptr) + (p.args[3].origin + r3 + j"), std::string::npos) << s;
   }
+}
+
+// Many loads: one element per thread (their values are all live at once, E times over), but a
+// replicated value (CG's alpha, a 0-d array) does not count: it is one value for every element.
+TEST(JitCodegen, ManyLoadsRunOneElementPerThread) {
+  using tessera::DType;
+  td::Program p;  // r0 = load a0; r0 += load a1 ... a8; store a9 <- r0
+  p.code.push_back({td::OpCode::Load, DType::Float64, DType::Bool, 0, 0, 0, 0});
+  for (int a = 1; a < 9; ++a) {
+    p.code.push_back({td::OpCode::Load, DType::Float64, DType::Bool, 1, a, 0, 0});
+    p.code.push_back({td::OpCode::Add, DType::Float64, DType::Bool, 0, 0, 1, 0});
+  }
+  p.code.push_back({td::OpCode::Store, DType::Float64, DType::Bool, 0, 9, 0, 0});
+  p.registers = 2;
+  EXPECT_EQ(td::elements_per_thread(p), 1);  // 9 loads
+  td::KernelShape alpha;
+  alpha.scalar = std::uint64_t(1) << 8;
+  EXPECT_EQ(td::elements_per_thread(p, alpha), 2);  // 8 loads of elements and a replicated value
 }
 
 // The automatic choice on the programs of reference workloads (bench/tessera_workloads.cpp):
@@ -462,6 +478,9 @@ TEST_F(TesseraTest, NestedReductionsCompile) {
     EXPECT_EQ(g.staged, l.shape.invariant & g.staged);
     EXPECT_EQ(g.staged != 0, g.source.find("__syncthreads();") != std::string::npos) << g.source;
     staged += g.staged != 0;
+    // Where the centroids are staged, the point is the other operand: loaded once per output into
+    // registers (when, at run time, it is the same for every centroid), not once per centroid.
+    if (g.staged) EXPECT_NE(g.source.find("const bool hoist = staged && "), std::string::npos) << g.source;
     EXPECT_FALSE(cache.cubin(g, stats).empty()) << g.source;
     // Without assumptions (no staging, strided arguments): the other form of the same kernel.
     EXPECT_FALSE(cache.cubin(td::generate_cuda(l.program, l.nargs, {}, 1), stats).empty());
@@ -500,4 +519,64 @@ TEST(JitCodegen, BatchesOfSmallProgramsCompile) {
   // Reductions and too many parts do not batch.
   std::vector<td::BatchPart> many(td::kMaxBatchParts + 1, td::BatchPart{&fill, 1});
   EXPECT_FALSE(td::batch_fits(many));
+}
+
+// cuPyNumeric's 27-point stencil: the 27 views of one grid and the store into its interior (or
+// into the fresh buffer the grid is renamed to: the same layout) step alike along rows, so the
+// kernel computes one row offset per row for all 28 arguments (KernelShape::same_rows) and,
+// with 27 loads live at once, runs one element per thread.
+std::vector<Launched>& launched_all() {
+  static std::vector<Launched> launches;
+  return launches;
+}
+void capture_all(const td::Program& program, int nargs, const td::KernelShape& shape) {
+  observe(program, nargs, shape);
+  launched_all().push_back({program, nargs, shape});
+}
+
+TEST_F(TesseraTest, ViewsOfOneStoreShareTheirRowOffsets) {
+  const std::int64_t m = 12;
+  auto grid = ts::random<double>({m, m, m}, 3);
+  rt().flush();
+  launched_all().clear();
+  td::set_launch_observer(&capture_all);
+  auto s = [](int k) { return k == 0 ? ts::slice(0, -2) : k == 1 ? ts::slice(1, -1) : ts::slice(2, ts::end); };
+  {  // the sums die before the window runs: temporaries of one group, as in the program
+    ts::Array<double> sum = grid(s(0), s(0), s(0));
+    for (int k = 1; k < 27; ++k) sum = sum + grid(s(k / 9), s(k / 3 % 3), s(k % 3));
+    grid(s(1), s(1), s(1)).assign(0.037 * sum);
+  }
+  rt().flush();
+  td::set_launch_observer(&observe);
+  // One launch per rank, or several where the interior runs while the halos travel and the
+  // edges after (np > 1): the same program over parts of the domain.
+  ASSERT_FALSE(launched_all().empty());
+  const Launched* rows = nullptr;
+  for (const Launched& l : launched_all()) {
+    ASSERT_EQ(l.nargs, 28);
+    if (!l.shape.flat) rows = &l;
+  }
+  ASSERT_NE(rows, nullptr) << "no launch over several rows";
+  const Launched& l = *rows;
+  for (int a = 1; a < l.nargs; ++a) EXPECT_EQ(l.shape.same_rows[a], 1) << "argument " << a;
+  EXPECT_EQ(td::elements_per_thread(l.program), 1);
+  const td::GeneratedKernel g = td::generate_cuda(l.program, l.nargs, l.shape, 1);
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = g.source.find(what); at != std::string::npos; at = g.source.find(what, at + 1)) ++n;
+    return n;
+  };
+  // One definition in the row loop (with one element per thread, its only copy), read by all.
+  EXPECT_EQ(count("const long r0 = i0 * p.args[0].stride[0] + i1 * p.args[0].stride[1];"), 1u) << g.source;
+  EXPECT_EQ(count(".stride[1]"), 1u) << g.source;
+  EXPECT_EQ(count("].origin + r0 + j)"), 28u) << g.source;
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  EXPECT_FALSE(cache.cubin(g, stats).empty()) << g.source;
+  // Arguments of different strides keep their own offsets.
+  td::KernelShape own = l.shape;
+  std::fill(std::begin(own.same_rows), std::end(own.same_rows), 0);
+  const std::string separate = td::generate_cuda(l.program, l.nargs, own, 1).source;
+  EXPECT_NE(separate.find("const long r27 = i0 * p.args[27].stride[0]"), std::string::npos) << separate;
+  EXPECT_NE(separate.find("p.args[27].origin + r27 + j)"), std::string::npos) << separate;
 }

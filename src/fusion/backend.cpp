@@ -38,6 +38,13 @@ KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& ar
     else if (x.stride[2] == 1)
       shape.unit |= std::uint64_t(1) << a;
     if (nested_rows && !scalar && x.stride[0] == 0) shape.invariant |= std::uint64_t(1) << a;
+    if (shape.flat || scalar) continue;
+    for (std::size_t b = 0; b < a; ++b)
+      if (shape.same_rows[b] == 0 && !(shape.scalar >> b & 1) && args[b].stride[0] == x.stride[0] &&
+          args[b].stride[1] == x.stride[1]) {
+        shape.same_rows[a] = static_cast<std::uint8_t>(b + 1);
+        break;
+      }
   }
   return shape;
 }

@@ -3,6 +3,8 @@
 // the others. On hosts it runs each instruction over a block of elements along the last dimension
 // (NumExpr style) so decoding is paid once per block; on GPUs a block is one element per thread.
 
+#include <cstdint>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <unordered_map>
@@ -47,8 +49,13 @@ struct KernelShape {
   std::uint64_t unit = 0;       // bit a: argument a has stride 1 along the last dimension
   std::uint64_t scalar = 0;     // bit a: argument a is replicated (all strides 0, origin 0)
   std::uint64_t invariant = 0;  // bit a: argument a has stride 0 along a nested reduction's outputs
+  // same_rows[a] = b + 1: argument a steps along rows (stride[0], stride[1]) as argument b < a
+  // does (views of one store: a stencil's neighbours), so a kernel computes that part of their
+  // addresses once per row; 0: its own (or a replicated argument, or a one-row domain).
+  std::uint8_t same_rows[kMaxArgs] = {};
   friend bool operator==(const KernelShape& a, const KernelShape& b) {
-    return a.flat == b.flat && a.unit == b.unit && a.scalar == b.scalar && a.invariant == b.invariant;
+    return a.flat == b.flat && a.unit == b.unit && a.scalar == b.scalar && a.invariant == b.invariant &&
+           std::memcmp(a.same_rows, b.same_rows, sizeof a.same_rows) == 0;
   }
 };
 static_assert(kMaxArgs <= 64, "KernelShape has one bit per argument");

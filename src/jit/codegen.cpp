@@ -154,17 +154,44 @@ const char* acc_member(const Program& p, int k) { return p.reduce_float[k] ? "f6
 
 // Element (i0, i1, column) of argument `arg` (p.args[base + arg]), with what the shape lets the
 // kernel assume.
-std::string element_address(int arg, const KernelShape& shape, const std::string& column, int base = 0) {
+// The argument whose row offset argument `arg` shares (KernelShape::same_rows).
+int row_owner(int arg, const KernelShape& shape) { return shape.same_rows[arg] ? shape.same_rows[arg] - 1 : arg; }
+
+// row_offsets: the row's part of the address is the variable r<owner>, defined once per row
+// (row_offsets_of); else it is computed here.
+std::string element_address(int arg, const KernelShape& shape, const std::string& column, int base = 0,
+                            bool row_offsets = false) {
   const std::uint64_t bit = std::uint64_t(1) << arg;
   if (shape.scalar & bit) return "0";
   std::ostringstream s;
   const std::string a = "p.args[" + std::to_string(base + arg) + "]";
   s << "(" << a << ".origin";
-  if (!shape.flat) s << " + i0 * " << a << ".stride[0] + i1 * " << a << ".stride[1]";
+  if (!shape.flat && row_offsets)
+    s << " + r" << row_owner(arg, shape);
+  else if (!shape.flat)
+    s << " + i0 * " << a << ".stride[0] + i1 * " << a << ".stride[1]";
   if (shape.unit & bit)
     s << " + " << column << ")";
   else
     s << " + " << column << " * " << a << ".stride[2])";
+  return s.str();
+}
+
+// The row offsets r<owner> that a program's loads and stores read, one per set of arguments that
+// step alike along rows: i0 * stride[0] + i1 * stride[1] is then computed once per row for all
+// the views of a store (27 for cuPyNumeric's 27-point stencil) instead of once per view; those
+// 64-bit multiplications were most of that kernel's instructions.
+std::string row_offsets_of(const Program& program, const KernelShape& shape, const std::string& indent) {
+  if (shape.flat) return "";
+  std::uint64_t owners = 0;
+  for (const Instr& in : program.code)
+    if ((in.op == OpCode::Load || in.op == OpCode::Store) && !(shape.scalar >> in.a & 1))
+      owners |= std::uint64_t(1) << row_owner(in.a, shape);
+  std::ostringstream s;
+  for (int a = 0; a < kMaxArgs; ++a)
+    if (owners >> a & 1)
+      s << indent << "const long r" << a << " = i0 * p.args[" << a << "].stride[0] + i1 * p.args[" << a
+        << "].stride[1];\n";
   return s.str();
 }
 
@@ -223,7 +250,16 @@ class Emitter {
     body(out, lanes, indent, 0, static_cast<int>(p_.code.size()));
   }
   // Arguments whose loads read staged<a>[jo * nD + ji] where `staged` holds (generate_nested).
-  void stage(std::uint64_t args) { staged_ = args; }
+  // certain: the kernel runs this code only where the launch gave the room (no run-time choice).
+  void stage(std::uint64_t args, bool certain = false) {
+    staged_ = args;
+    staged_certain_ = certain;
+  }
+  // Arguments whose loads read hoisted<a>[ji], registers loaded before the outer loop
+  // (generate_nested); 0: none.
+  void hoist(std::uint64_t args) { hoisted_ = args; }
+  // Addresses read the row offsets r<owner> (row_offsets_of) instead of computing them.
+  void use_row_offsets() { row_offsets_ = true; }
   // Instructions [pc0, pc1) (a nested reduction's inner or outer code); registers defined before
   // pc0 keep their names.
   void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent, int pc0, int n) {
@@ -286,13 +322,22 @@ class Emitter {
     switch (in.op) {
       case OpCode::Load:
         out << define(pc, lane, T);
+        if (hoisted_ >> in.a & 1) {
+          out << "hoisted" << in.a << "[ji];\n";
+          return out.str();
+        }
+        if ((staged_ >> in.a & 1) && staged_certain_) {
+          out << "staged" << in.a << "[jo * nD + ji];\n";
+          return out.str();
+        }
         if (staged_ >> in.a & 1) out << "staged ? staged" << in.a << "[jo * nD + ji] : ";
         out << "*(reinterpret_cast<const " << T << "*>(p.args[" << at_.arg_base + in.a << "].ptr) + "
-            << element_address(in.a, shape_, lane.column, at_.arg_base) << ");\n";
+            << element_address(in.a, shape_, lane.column, at_.arg_base, row_offsets_) << ");\n";
         return out.str();
       case OpCode::Store:
         out << "*(reinterpret_cast<" << T << "*>(p.args[" << at_.arg_base + in.a << "].ptr) + "
-            << element_address(in.a, shape_, lane.column, at_.arg_base) << ") = " << reg(in.b, lane) << ";\n";
+            << element_address(in.a, shape_, lane.column, at_.arg_base, row_offsets_) << ") = " << reg(in.b, lane)
+            << ";\n";
         return out.str();
       case OpCode::Const: out << define(pc, lane, T) << constant(in.a, in.type) << ";\n"; return out.str();
       case OpCode::Index:
@@ -470,6 +515,9 @@ class Emitter {
   bool per_lane_;
   Placement at_;
   std::uint64_t staged_ = 0;
+  bool staged_certain_ = false;
+  std::uint64_t hoisted_ = 0;
+  bool row_offsets_ = false;
   std::vector<int> current_;  // register -> pc of its current definition
 };
 
@@ -497,9 +545,17 @@ bool jit_supports(const Program&, int nargs) { return nargs <= kMaxArgs; }
 // compute-bound) 2.029 / 2.090 / 3.300. Hence: short programs 2 elements, 4 when they reduce (a
 // reducing block also combines its partial values: more elements share that cost), medium ones
 // 2, long ones 1. The fuzz corpus's programs have at most 36 instructions and 11 registers.
-int elements_per_thread(const Program& program) {
+// Programs that load many operands (not counting replicated values) get 1 too: their loaded
+// values are live together, E times over. cuPyNumeric's 27-point stencil (27 loads, 56 instructions) took 128 registers
+// with E = 2 (a quarter of the SM's threads resident, 14.7% achieved occupancy, 3.4 ms for a 512^3 grid); four of a
+// shallow-water step's five kernels took 82-88 (25% occupancy, DRAM 41-62% busy).
+constexpr int kMaxLoadsForElements = 8;
+int elements_per_thread(const Program& program, const KernelShape& shape) {
   const std::size_t instructions = program.code.size();
   const bool reduces = !program.reduce_kinds.empty();
+  int loads = 0;  // of elements: a replicated value (CG's alpha) is one register for all of them
+  for (const Instr& in : program.code) loads += in.op == OpCode::Load && !(shape.scalar >> in.a & 1);
+  if (loads > kMaxLoadsForElements) return 1;
   if (instructions <= 32 && program.registers <= 8) return reduces ? 4 : 2;
   if (instructions <= 64 && program.registers <= 16) return 2;
   return 1;
@@ -586,14 +642,16 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
       s << "    }\n";
     }
     s << "  }\n}\n";
-    // The chunks of each output, folded in order.
+    // The chunks of each output, folded in order; unrolled so that a thread has the loads of
+    // several chunks in flight at once (one at a time, folding 256 chunks of 4096 columns took
+    // 38 us, more than a tenth of mean(A, 0) on a 32768 x 4096 grid; ncu on an H200).
     s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
       << ") tessera_finish(const KernelParams p) {\n"
       << "  const Value* in = static_cast<const Value*>(p.block_partials);\n"
       << "  Value* out = static_cast<Value*>(p.partials);\n"
       << "  for (long e = static_cast<long>(blockIdx.x) * " << kJitBlockX << " + threadIdx.x; e < p.count; e += "
       << "static_cast<long>(gridDim.x) * " << kJitBlockX << ") {\n    " << accumulators(program, "") << "\n"
-      << "    for (long c = 0; c < p.chunks; ++c) {\n";
+      << "#pragma unroll 8\n    for (long c = 0; c < p.chunks; ++c) {\n";
     for (int k = 0; k < nreduce; ++k)
       s << "      { const auto v = in[(c * " << 2 * nreduce << " + " << 2 * k << ") * p.count + e]."
         << acc_member(program, k) << "; const long i = in[(c * " << 2 * nreduce << " + " << 2 * k + 1
@@ -627,6 +685,8 @@ std::string coords_of(const std::string& k, const std::string& r, const std::str
 // copies each into shared memory once, and every thread reads them there, if the launch gave the
 // kernel the room (p.nblocks = 1; else they are read from global memory, through L1). Output e of
 // slot k goes to partials[2 k count + e], as generate_along's.
+constexpr int kMaxHoisted = 16;
+
 GeneratedKernel generate_nested(const Program& program, const KernelShape& shape) {
   const NestedReduction& n = program.nested;
   const int R = program.reduce_dim, D = n.dim, K = 3 - R - D;
@@ -670,15 +730,72 @@ GeneratedKernel generate_nested(const Program& program, const KernelShape& shape
     }
     s << "    }\n    __syncthreads();\n  }\n";
   }
+  // Hoisted: the other operands the inner code loads (k-means' point), when at run time they are
+  // the same for every outer position (stride 0 along R) and the inner extent is at most
+  // kMaxHoisted. Each is then loaded once per output into registers (an unrolled array) rather
+  // than once per outer position: a point's coordinates, 64 bytes apart from thread to thread,
+  // otherwise cost a warp one L1 wavefront per thread for every centroid, which bound the kernel
+  // (L1 busy 97%, 2.8 ms for 10^7 points; ncu on an H200).
+  std::uint64_t hoisted = 0, outer_loaded = 0;
+  std::vector<const Instr*> hoisted_loads;
+  for (std::size_t pc = n.end; pc < program.code.size(); ++pc)
+    if (program.code[pc].op == OpCode::Load) outer_loaded |= std::uint64_t(1) << program.code[pc].a;
+  bool hoistable = true;
+  for (int pc = 0; pc < n.end; ++pc) {
+    const Instr& in = program.code[pc];
+    const std::uint64_t bit = std::uint64_t(1) << in.a;
+    if (in.op != OpCode::Load || (staged & bit) || (shape.scalar & bit)) continue;
+    if (outer_loaded & bit) hoistable = false;
+    for (const Instr* other : hoisted_loads)
+      if (other->a == in.a && other->type != in.type) hoistable = false;
+    if (!(hoisted & bit)) hoisted_loads.push_back(&in);
+    hoisted |= bit;
+  }
+  if (!hoistable) hoisted = 0, hoisted_loads.clear();
+  // The hoisted form also reads the staged operands without a run-time choice per load (a
+  // select there kept both addresses' arithmetic in the inner loop: 1,600 instructions per point).
+  if (hoisted) {
+    s << "  const bool hoist = " << (staged ? "staged && " : "") << "nD <= " << kMaxHoisted;
+    for (const Instr* in : hoisted_loads) s << " && p.args[" << in->a << "].stride[" << R << "] == 0";
+    s << ";\n";
+  }
   s << "  for (long e = static_cast<long>(blockIdx.x) * " << kJitBlockX << " + threadIdx.x; e < p.count; e += "
-    << "static_cast<long>(gridDim.x) * " << kJitBlockX << ") {\n    " << accumulators(program, "") << "\n"
-    << "    for (long jo = 0; jo < p.domain.n[" << R << "]; ++jo) {\n      " << (n.is_float ? "double" : "long")
-    << " nacc = " << identity(n.kind, n.is_float) << "; long nidx = 0x7fffffffffffffffL;\n#pragma unroll 4\n"
-    << "      for (long ji = 0; ji < nD; ++ji) {\n        " << coords_of("e", "jo", "ji", K, R, D);
-  emitter.body(s, {{"jc", ""}}, "        ", 0, n.end);
-  s << "      }\n      {\n        " << coords_of("e", "jo", "0L", K, R, D);
-  emitter.body(s, {{"jc", ""}}, "        ", n.end, static_cast<int>(program.code.size()));
-  s << "      }\n    }\n    Value* out = static_cast<Value*>(p.partials);\n";
+    << "static_cast<long>(gridDim.x) * " << kJitBlockX << ") {\n    " << accumulators(program, "") << "\n";
+  const auto nest = [&](bool hoisting) {
+    emitter.hoist(hoisting ? hoisted : 0);
+    emitter.stage(staged, hoisting);
+    if (hoisting) {
+      for (const Instr* in : hoisted_loads)
+        s << "    " << ctype(in->type) << " hoisted" << in->a << "[" << kMaxHoisted << "];\n";
+      s << "#pragma unroll\n    for (int ji = 0; ji < " << kMaxHoisted
+        << "; ++ji) {\n      if (ji >= nD) break;\n      " << coords_of("e", "0L", "ji", K, R, D);
+      for (const Instr* in : hoisted_loads)
+        s << "      hoisted" << in->a << "[ji] = *(reinterpret_cast<const " << ctype(in->type) << "*>(p.args[" << in->a
+          << "].ptr) + " << element_address(in->a, shape, "jc") << ");\n";
+      s << "    }\n";
+    }
+    s << "    for (long jo = 0; jo < p.domain.n[" << R << "]; ++jo) {\n      " << (n.is_float ? "double" : "long")
+      << " nacc = " << identity(n.kind, n.is_float) << "; long nidx = 0x7fffffffffffffffL;\n";
+    if (hoisting)
+      s << "#pragma unroll\n      for (int ji = 0; ji < " << kMaxHoisted << "; ++ji) {\n        if (ji >= nD) break;\n";
+    else
+      s << "#pragma unroll 4\n      for (long ji = 0; ji < nD; ++ji) {\n";
+    s << "        " << coords_of("e", "jo", "ji", K, R, D);
+    emitter.body(s, {{"jc", ""}}, "        ", 0, n.end);
+    s << "      }\n      {\n        " << coords_of("e", "jo", "0L", K, R, D);
+    emitter.body(s, {{"jc", ""}}, "        ", n.end, static_cast<int>(program.code.size()));
+    s << "      }\n    }\n";
+  };
+  if (hoisted) {
+    s << "    if (hoist) {\n";
+    nest(true);
+    s << "    } else {\n";
+    nest(false);
+    s << "    }\n";
+  } else {
+    nest(false);
+  }
+  s << "    Value* out = static_cast<Value*>(p.partials);\n";
   for (int k = 0; k < nreduce; ++k)
     s << "    out[" << 2 * k << " * p.count + e]." << acc_member(program, k) << " = acc" << k << "; out[" << 2 * k + 1
       << " * p.count + e].i64 = idx" << k << ";\n";
@@ -764,13 +881,18 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
     else
       // A block takes a band of consecutive rows: a stencil's rows above and below were loaded by
       // the same threads one or two rows earlier, and are found in L1 instead of L2.
+      // The row's (i0, i1) are stepped, not divided out of the row number: a 64-bit division is
+      // a subroutine of dozens of instructions, once per band here (and none for 1-D and 2-D
+      // domains, padded to 3-D with n[0] == 1).
       s << "    const long band = (rows + gridDim.y - 1) / gridDim.y, first = blockIdx.y * band;\n"
+           "    long next0 = p.domain.n[0] == 1 ? 0 : first / n1, next1 = first - next0 * n1;\n"
            "    for (long row = first; row < rows && row < first + band; ++row) {\n"
-           // 1-D and 2-D domains (padded to 3-D: n[0] == 1) skip the 64-bit division (a subroutine
-           // of dozens of instructions, per row of every thread).
-           "      const long i0 = p.domain.n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n";
+           "      const long i0 = next0, i1 = next1;\n"
+           "      if (++next1 == n1) next1 = 0, ++next0;\n";
+    s << row_offsets_of(program, shape, "      ");
   };
   Emitter emitter(program, shape);
+  emitter.use_row_offsets();
   if (elements == 1) {
     s << "  if (j < n2) {\n";
     rows();

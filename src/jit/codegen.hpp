@@ -56,7 +56,8 @@ struct GeneratedKernel {
 bool jit_supports(const Program& program, int nargs);
 // Elements per thread (1, 2 or 4) that suit `program`: several for short memory-bound programs,
 // one for long compute-bound ones (the reasons are in codegen.cpp).
-int elements_per_thread(const Program& program);
+// `shape` tells which loads are of replicated values (KernelShape{}: none).
+int elements_per_thread(const Program& program, const KernelShape& shape = {});
 
 // A batch: several small programs (boundary strips) run one after the other by one block of
 // kJitBatchThreads, a barrier between them, so a part reads what the parts before it wrote.

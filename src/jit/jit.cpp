@@ -50,7 +50,7 @@ class Jit {
       return nullptr;
     }
     try {
-      const int elements = elements_ > 0 ? elements_ : elements_per_thread(program);
+      const int elements = elements_ > 0 ? elements_ : elements_per_thread(program, shape);
       return load(generate_cuda(program, nargs, shape, elements));
     } catch (const Error& e) {
       fall_back(e.what());
