@@ -146,6 +146,22 @@ TEST_F(TesseraTest, WhatAProductMoves) {
   (void)y.to_host(), (void)C.to_host();
 }
 
+// A long inner dimension with small outer ones (k-means' centroid update, onehot^T @ data) is
+// one panel per grid part, not one per 1,024 columns of k: each panel is a task through the
+// window, and thousands of them per product cost the host far more than the product.
+TEST_F(TesseraTest, ALongInnerDimensionIsFewPanels) {
+  const int64_t n = 5, k = 5000, m = 3;
+  auto A = ts::random<double>({n, k}, 4);
+  auto B = ts::random<double>({k, m}, 5);
+  const std::vector<double> ha = A.to_host(), hb = B.to_host();
+  const auto grid = ts::detail::runtime().grid(2);
+  reset_stats_now(rt());
+  auto C = ts::matmul(A, B);
+  const ts::Stats s = stats_now(rt());
+  EXPECT_EQ(s.kernels, std::max(grid.dim(0), grid.dim(1)));
+  EXPECT_TRUE(close(C.to_host(), host_matmul(ha, hb, n, k, m), 1e-12));
+}
+
 // Jacobi for A x = b with A = D + R diagonally dominant: x = (b - R @ x) / d, iterated; the
 // window and its plan repeat.
 TEST(Linalg, JacobiIteration) {
