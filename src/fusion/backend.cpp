@@ -7,13 +7,15 @@
 #include "tessera/core/runtime_state.hpp"
 #include "tessera/fusion/interpreter.hpp"
 #include "tessera/jit/codegen.hpp"
+#include "tessera/jit/host_jit.hpp"
 #include "tessera/jit/jit.hpp"
 
 namespace tessera::detail {
 
 #ifndef TESSERA_HAVE_JIT
 std::shared_ptr<Jit> make_jit(const Config& config, int rank) {
-  if (config.backend == Backend::Jit && rank == 0)
+  // Host builds: the host tier is the JIT (make_host_jit).
+  if (!kDeviceIsHost && config.backend == Backend::Jit && rank == 0)
     std::fprintf(stderr,
                  "[tessera] TESSERA_BACKEND=jit: this build has no JIT (CUDA builds with NVRTC only); "
                  "running the interpreter\n");
@@ -83,6 +85,10 @@ void launch_kernel(const std::string& label, const Program& program, const std::
       return;
     }
   }
+#endif
+#ifdef TESSERA_HAVE_HOST_JIT
+  if (HostJit* host = rt.host_jit())
+    if (host_launch(*host, image, label, program, args, domain, target)) return;
 #endif
   interpret(label, program, image, args, domain, target);
 }
