@@ -23,6 +23,18 @@ std::shared_ptr<Jit> make_jit(const Config& config, int rank) {
 }
 #endif
 
+#ifndef TESSERA_HAVE_HOST_JIT
+// Device builds have no host tier.
+std::shared_ptr<HostJit> make_host_jit(const Config&, int) { return nullptr; }
+bool host_launch(HostJit&, ProgramImage&, const std::string&, const Program&, const std::vector<Accessor>&,
+                 const Domain&, const ReductionTarget&) {
+  return false;
+}
+double host_compile_seconds(const HostJit&) { return 0; }
+std::string host_compile_command(const HostJit&) { return ""; }
+void host_wait_idle(HostJit&) {}
+#endif
+
 namespace {
 LaunchObserver observer = nullptr;
 }  // namespace
@@ -86,10 +98,8 @@ void launch_kernel(const std::string& label, const Program& program, const std::
     }
   }
 #endif
-#ifdef TESSERA_HAVE_HOST_JIT
   if (HostJit* host = rt.host_jit())
     if (host_launch(*host, image, label, program, args, domain, target)) return;
-#endif
   interpret(label, program, image, args, domain, target);
 }
 
