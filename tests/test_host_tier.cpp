@@ -15,6 +15,8 @@
 #include <fstream>
 #include <vector>
 
+#include <tessera/jit/host_jit.hpp>
+
 #include "support.hpp"
 
 namespace {
@@ -68,7 +70,7 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
-TEST(HostJit, ElementwiseStencilAndBlackScholesMatchTheInterpreter) {
+TEST(HostTier, ElementwiseStencilAndBlackScholesMatchTheInterpreter) {
   int64_t kernels = 0;
   auto [interp, host] = both(
       [] {
@@ -95,7 +97,7 @@ TEST(HostJit, ElementwiseStencilAndBlackScholesMatchTheInterpreter) {
   for (std::size_t k = 0; k < interp.size(); ++k) EXPECT_TRUE(same_bits(interp[k], host[k])) << "result " << k;
 }
 
-TEST(HostJit, ReductionsOfEveryKindMatchTheInterpreter) {
+TEST(HostTier, ReductionsOfEveryKindMatchTheInterpreter) {
   int64_t kernels = 0;
   auto [interp, host] = both(
       [] {
@@ -142,9 +144,10 @@ ts::Stats run_program(const std::string& dir) {
   return rt.stats();
 }
 
-TEST(HostJit, CacheEntriesAreFoundAgainAndBadOnesAreReplaced) {
+TEST(HostTier, CacheEntriesAreFoundAgainAndBadOnesAreReplaced) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  EnvGuard no_cache_dir("TESSERA_CACHE_DIR", std::nullopt);  // ctest sets one for the suite
   const std::string dir = scratch_cache("cache");
   const ts::Stats first = run_program(dir);
   EXPECT_GT(first.kernel_compiles, 0);
@@ -203,9 +206,10 @@ TEST(HostJit, CacheEntriesAreFoundAgainAndBadOnesAreReplaced) {
   }
 }
 
-TEST(HostJit, AFolderOthersCanWriteIsNotUsed) {
+TEST(HostTier, AFolderOthersCanWriteIsNotUsed) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  EnvGuard no_cache_dir("TESSERA_CACHE_DIR", std::nullopt);
   const std::string dir = scratch_cache("foreign");
   if (rank == 0) {
     fs::create_directories(dir);
@@ -217,6 +221,22 @@ TEST(HostJit, AFolderOthersCanWriteIsNotUsed) {
   EXPECT_GT(s.kernel_compiles, 0);
   EXPECT_TRUE(entries(dir).empty() || ::geteuid() != 0) << "kernels were cached in another user's folder";
   MPI_Barrier(MPI_COMM_WORLD);
+}
+
+TEST(HostTier, IsTheDefaultAndWithoutACompilerTheInterpreterRuns) {
+  int argc = 0;
+  char** argv = nullptr;
+  {
+    ts::Runtime rt(argc, argv, ts::Config{});
+    EXPECT_NE(tessera::detail::runtime().host_jit(), nullptr) << "TESSERA_BACKEND=auto should pick the host tier";
+  }
+  ts::Config c = backend_config(true);
+  c.cxx = "/nonexistent/c++";
+  ts::Runtime rt(argc, argv, c);
+  EXPECT_EQ(tessera::detail::runtime().host_jit(), nullptr);
+  auto a = ts::random<double>({100}, 1);
+  EXPECT_NEAR(ts::sum(a * 2.0).item(), 2.0 * ts::sum(a).item(), 1e-12);
+  EXPECT_EQ(rt.stats().kernel_compiles, 0);
 }
 
 }  // namespace
