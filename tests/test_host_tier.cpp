@@ -71,6 +71,7 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 TEST(HostTier, ElementwiseStencilAndBlackScholesMatchTheInterpreter) {
+  EnvGuard backend_as_configured("TESSERA_BACKEND", std::nullopt);  // each runtime's backend is the test's
   int64_t kernels = 0;
   auto [interp, host] = both(
       [] {
@@ -98,6 +99,7 @@ TEST(HostTier, ElementwiseStencilAndBlackScholesMatchTheInterpreter) {
 }
 
 TEST(HostTier, ReductionsOfEveryKindMatchTheInterpreter) {
+  EnvGuard backend_as_configured("TESSERA_BACKEND", std::nullopt);  // each runtime's backend is the test's
   int64_t kernels = 0;
   auto [interp, host] = both(
       [] {
@@ -145,6 +147,7 @@ ts::Stats run_program(const std::string& dir) {
 }
 
 TEST(HostTier, CacheEntriesAreFoundAgainAndBadOnesAreReplaced) {
+  EnvGuard backend_as_configured("TESSERA_BACKEND", std::nullopt);  // each runtime's backend is the test's
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   EnvGuard no_cache_dir("TESSERA_CACHE_DIR", std::nullopt);  // ctest sets one for the suite
@@ -207,6 +210,7 @@ TEST(HostTier, CacheEntriesAreFoundAgainAndBadOnesAreReplaced) {
 }
 
 TEST(HostTier, AFolderOthersCanWriteIsNotUsed) {
+  EnvGuard backend_as_configured("TESSERA_BACKEND", std::nullopt);  // each runtime's backend is the test's
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   EnvGuard no_cache_dir("TESSERA_CACHE_DIR", std::nullopt);
@@ -224,6 +228,7 @@ TEST(HostTier, AFolderOthersCanWriteIsNotUsed) {
 }
 
 TEST(HostTier, IsTheDefaultAndWithoutACompilerTheInterpreterRuns) {
+  EnvGuard backend_as_configured("TESSERA_BACKEND", std::nullopt);  // each runtime's backend is the test's
   int argc = 0;
   char** argv = nullptr;
   {
