@@ -207,6 +207,7 @@ TEST(HostTier, CacheEntriesAreFoundAgainAndBadOnesAreReplaced) {
     EXPECT_EQ(fixed.kernel_compiles, 0) << "the bad entry was not replaced";
     MPI_Barrier(MPI_COMM_WORLD);
   }
+  if (rank == 0) fs::remove_all(dir);
 }
 
 TEST(HostTier, AFolderOthersCanWriteIsNotUsed) {
@@ -225,6 +226,7 @@ TEST(HostTier, AFolderOthersCanWriteIsNotUsed) {
   EXPECT_GT(s.kernel_compiles, 0);
   EXPECT_TRUE(entries(dir).empty() || ::geteuid() != 0) << "kernels were cached in another user's folder";
   MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) fs::remove_all(dir);
 }
 
 TEST(HostTier, IsTheDefaultAndWithoutACompilerTheInterpreterRuns) {

@@ -97,6 +97,33 @@ bool executable(const std::string& cxx) {
   return false;
 }
 
+// A folder only this user can enter (mkdtemp: 0700), removed with everything in it when the
+// object goes: a build's source, log and shared object live there while it runs, so that an
+// aborted process leaves at most the folder of the compile it was in.
+class PrivateFolder {
+ public:
+  PrivateFolder() {
+    std::string base = "/tmp";
+    if (const char* t = std::getenv("TMPDIR"); t && *t) base = t;
+    std::string pattern = base + "/tessera-host-XXXXXX";
+    if (::mkdtemp(pattern.data()))
+      path_ = pattern;
+    else
+      error_ = "cannot create a private folder under " + base + ": " + std::strerror(errno);
+  }
+  ~PrivateFolder() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  PrivateFolder(const PrivateFolder&) = delete;
+  PrivateFolder& operator=(const PrivateFolder&) = delete;
+  const std::string& path() const { return path_; }  // empty: not created (error())
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string path_, error_;
+};
+
 // Kokkos runs the items in chunks (one on Serial); each chunk calls the compiled function once.
 struct HostRun {
   using value_type = Accumulators;
@@ -143,10 +170,6 @@ class HostJit {
     queued_.notify_all();
     if (worker_.joinable()) worker_.join();
     for (void* h : handles_) dlclose(h);
-    if (!workdir_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(workdir_, ec);
-    }
   }
   HostJit(const HostJit&) = delete;
   HostJit& operator=(const HostJit&) = delete;
@@ -233,8 +256,10 @@ class HostJit {
     std::string why;
     if (!prepare(why)) return fail(p, why);
     p.key = fnv1a(salt_.data(), salt_.size(), p.source.hash);
+    const PrivateFolder work;
+    if (work.path().empty()) return fail(p, work.error());
     std::vector<char> bytes;
-    const std::string so = workdir_ + "/" + std::to_string(p.key) + ".so";
+    const std::string so = work.path() + "/" + std::to_string(p.key) + ".so";
     if (disk_.read(p.key, bytes)) {
       if (write_private(so, bytes) && load(p, so, why)) {
         p.from_disk = true;
@@ -243,7 +268,7 @@ class HostJit {
       std::fprintf(stderr, "[tessera %d] host JIT: %s could not be loaded (%s): compiling it again\n", rank_,
                    disk_.path_for(p.key).c_str(), why.c_str());
     }
-    const std::string cpp = workdir_ + "/" + std::to_string(p.key) + ".cpp", log = cpp + ".log";
+    const std::string cpp = work.path() + "/" + std::to_string(p.key) + ".cpp", log = cpp + ".log";
     {
       std::ofstream out(cpp, std::ios::binary);
       out << p.source.source;
@@ -264,30 +289,24 @@ class HostJit {
     }
     const std::string image = slurp(so);
     disk_.write(p.key, std::vector<char>(image.begin(), image.end()));
-    std::error_code ec;
-    std::filesystem::remove(cpp, ec);
-    std::filesystem::remove(log, ec);
     if (!load(p, so, why)) return fail(p, why);
     p.state.store(HostProgram::Ready, std::memory_order_release);
   }
 
-  // Once: the private work folder and the compiler's identity (part of every cache key).
+  // Once: the compiler's identity (part of every cache key).
   bool prepare(std::string& why) {
     if (!salt_.empty()) return true;
     if (broken_) {
       why = "the compiler is not usable";
       return false;
     }
-    std::string base = "/tmp";
-    if (const char* t = std::getenv("TMPDIR"); t && *t) base = t;
-    std::string pattern = base + "/tessera-host-XXXXXX";
-    if (!::mkdtemp(pattern.data())) {  // 0700, ours
-      why = "cannot create a private folder under " + base + ": " + std::strerror(errno);
+    const PrivateFolder work;
+    if (work.path().empty()) {
+      why = work.error();
       broken_ = true;
       return false;
     }
-    workdir_ = pattern;
-    const std::string log = workdir_ + "/version";
+    const std::string log = work.path() + "/version";
     if (run({compiler_, "--version"}, log) != 0) {
       why = "cannot run the C++ compiler '" + compiler_ + "' (TESSERA_CXX names another)";
       broken_ = true;
@@ -312,7 +331,7 @@ class HostJit {
     return ::close(fd) == 0 && done == bytes.size();
   }
 
-  // dlopen from the private work folder (never from a folder others can write), then unlink.
+  // dlopen from the build's private folder (never from a folder others can write), then unlink.
   bool load(HostProgram& p, const std::string& so, std::string& why) {
     void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     std::error_code ec;
@@ -350,7 +369,7 @@ class HostJit {
   std::unordered_map<std::uint64_t, std::unique_ptr<HostProgram>> programs_;  // launching thread
   HostProgram unsupported_;  // what request() gives for a program the tier does not take
   // The builder's (the worker's, or the caller's under TESSERA_JIT_WAIT=1).
-  std::string workdir_, salt_;
+  std::string salt_;
   bool broken_ = false;
   std::vector<void*> handles_;
   std::atomic<bool> warned_{false};
