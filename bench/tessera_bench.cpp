@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include <tessera/core/runtime_state.hpp>
+#include <tessera/jit/host_jit.hpp>
+
 #include "systems.hpp"
 
 namespace ts = tessera;
@@ -137,6 +140,13 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
+// Seconds the host tier's compiler ran in this process (0: none ran, or every kernel came from the
+// disk cache): the first run's compile time, with an empty TESSERA_CACHE_DIR.
+double compile_seconds() {
+  ts::detail::HostJit* host = ts::detail::runtime().host_jit();
+  return host ? ts::detail::host_compile_seconds(*host) : 0.0;
+}
+
 void report(ts::Runtime& rt, const Options& o, const Result& r) {
   const bool expert = o.system == "expert";
   const std::string system = expert ? "expert" : o.fusion ? "tessera" : "tessera-unfused";
@@ -166,6 +176,7 @@ void report(ts::Runtime& rt, const Options& o, const Result& r) {
         {"plan_cache_hit_rate", number(r.plan_cache_hit_rate, "%.4f")},
         {"kernel_compiles", std::to_string(expert ? 0 : s.kernel_compiles)},
         {"kernel_disk_hits", std::to_string(expert ? 0 : s.kernel_disk_hits)},
+        {"compile_s", number(compile_seconds(), "%.3f")},
         {"backend", quoted(backend)},
         {"backend_requested", quoted(expert ? "kokkos" : o.backend)},
         {"checksum", number(r.checksum, "%.17g")},

@@ -20,7 +20,8 @@ namespace {
 const char* const kVariables[] = {
     "TESSERA_WINDOW",       "TESSERA_FUSION",    "TESSERA_BACKEND",      "TESSERA_GRID",
     "TESSERA_LOG",          "TESSERA_CACHE_DIR", "TESSERA_COMM",         "TESSERA_CHECK_DIVERGENCE",
-    "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP",   "TESSERA_JIT_ELEMENTS", "TESSERA_BATCH_ELEMENTS"};
+    "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP",   "TESSERA_JIT_ELEMENTS", "TESSERA_BATCH_ELEMENTS",
+    "TESSERA_JIT_WAIT",     "TESSERA_CXX"};
 
 // Unsets every TESSERA_* variable for the lifetime of the object.
 struct CleanEnvironment {
@@ -195,6 +196,9 @@ TEST(Config, BadEnvironmentValuesNameTheVariableAndTheChoices) {
       {"TESSERA_BATCH_ELEMENTS", "-1", {"'-1'", "positive integer"}},
       {"TESSERA_BATCH_ELEMENTS", "16777217", {"'16777217'", "up to 16777216"}},
       {"TESSERA_BATCH_ELEMENTS", "", {"positive integer"}},
+      {"TESSERA_JIT_WAIT", "yes", {"'yes'", "0 or 1"}},
+      {"TESSERA_JIT_WAIT", "", {"0 or 1"}},
+      {"TESSERA_CXX", "", {"empty", "compiler"}},
   };
   for (const Case& c : cases) {
     EnvGuard g(c.variable, c.value);

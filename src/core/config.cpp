@@ -128,6 +128,15 @@ Config Config::with_environment() const {
       detail::raise("TESSERA_JIT_ELEMENTS='", s, "' is not valid: expected 0 (automatic), 1, 2 or 4");
     c.jit_elements = std::stoi(s);
   }
+  if (const char* v = getenv_or_null("TESSERA_JIT_WAIT")) {
+    std::string s = v;
+    if (s != "0" && s != "1") detail::raise("TESSERA_JIT_WAIT='", s, "' is not valid: expected 0 or 1");
+    c.jit_wait = s == "1";
+  }
+  if (const char* v = getenv_or_null("TESSERA_CXX")) {
+    if (*v == '\0') detail::raise("TESSERA_CXX is set but empty: expected a C++ compiler (a path or a name on PATH)");
+    c.cxx = v;
+  }
   if (const char* v = getenv_or_null("TESSERA_BATCH_ELEMENTS"))
     c.batch_elements = std::string(v) == "0" ? 0 : parse_positive("TESSERA_BATCH_ELEMENTS", v, kMaxBatchElements);
   if (const char* v = getenv_or_null("TESSERA_CACHE_DIR")) {

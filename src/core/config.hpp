@@ -14,8 +14,10 @@
 
 namespace tessera {
 
-// Who runs fused kernels: the bytecode interpreter (every backend), or compiled CUDA (the JIT tier:
-// CUDA builds with NVRTC). Auto: the JIT where the build has one, else the interpreter.
+// Who runs fused kernels: the bytecode interpreter (every backend, the reference), or compiled code
+// (the JIT tier, docs/JIT.md): CUDA through NVRTC on CUDA builds, C++ through the host compiler on
+// host builds. Auto and Jit: the compiled tier where the build and the machine have one (Jit says
+// so when they have not), else the interpreter.
 enum class Backend { Auto, Interp, Jit };
 
 struct Config {
@@ -35,6 +37,10 @@ struct Config {
                                     // (divergence check, MPI and NCCL communication) before aborting
   int jit_elements = 0;             // TESSERA_JIT_ELEMENTS: elements per thread of JIT kernels, 1, 2
                                     // or 4; 0 chooses per program (docs/JIT.md). For benchmarking
+  bool jit_wait = false;            // TESSERA_JIT_WAIT: 1 makes every launch of the host tier wait for
+                                    // its program's code (tests); 0 runs the interpreter meanwhile
+  std::string cxx;                  // TESSERA_CXX: the host tier's C++ compiler (default: the one
+                                    // tessera was built with)
   // TESSERA_BATCH_ELEMENTS: consecutive small groups (boundary strips) of at most this many
   // elements each run as one single-block launch; 0 (the default: on the H200 the strips' own
   // kernels were faster at every size measured, docs/FUSION.md) launches each apart.

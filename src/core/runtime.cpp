@@ -19,6 +19,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/kokkos_compat.hpp"
 #include "tessera/core/runtime_state.hpp"
+#include "tessera/jit/host_jit.hpp"
 #include "tessera/jit/jit.hpp"
 #ifdef TESSERA_HAVE_NCCL
 #include "tessera/comm/nccl_communicator.hpp"
@@ -155,6 +156,7 @@ RuntimeState::RuntimeState(const Config& config, MPI_Comm parent)
       comm_(make_communicator(config, parent)),
       window_(std::make_unique<Window>(config, parent)),
       jit_(make_jit(config, comm_->rank())) {
+  if (kDeviceIsHost && !jit_) host_jit_ = make_host_jit(config, comm_->rank());
   if (auto* mpi = dynamic_cast<MpiCommunicator*>(comm_.get())) set_error_handler(mpi->comm());
   set_error_handler(window_->check().comm());
   for (int nd = 0; nd <= 3; ++nd) grids_[nd] = ProcessGrid(nd, comm_->size(), config_.grid);

@@ -18,6 +18,7 @@ namespace tessera::detail {
 
 class Store;
 class Jit;
+class HostJit;
 
 enum class LogTopic : unsigned { Fusion = 1, Comm = 2, Exec = 4 };
 
@@ -35,7 +36,8 @@ class RuntimeState {
   Window& window() { return *window_; }
   MemoryPool& pool() { return pool_; }
   ProgramImages& programs() { return programs_; }
-  Jit* jit() { return jit_.get(); }  // nullptr: the interpreter runs every kernel
+  Jit* jit() { return jit_.get(); }                // nullptr: the interpreter runs every kernel
+  HostJit* host_jit() { return host_jit_.get(); }  // host builds: the compiled tier, or nullptr
 
   bool logging(LogTopic t) const { return (log_mask_ & static_cast<unsigned>(t)) != 0; }
   void log(LogTopic t, const std::string& line) const;
@@ -51,6 +53,7 @@ class RuntimeState {
   MemoryPool pool_;
   ProgramImages programs_;
   std::shared_ptr<Jit> jit_;
+  std::shared_ptr<HostJit> host_jit_;
   std::array<ProcessGrid, 4> grids_;
   Stats stats_;
   unsigned log_mask_ = 0;

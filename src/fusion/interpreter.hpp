@@ -66,11 +66,16 @@ KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& ar
 // constants and reduction kinds) and kept by the runtime (a steady loop replays the same programs: no per-launch
 // allocation or copy).
 struct JitKernel;
+struct HostProgram;
 struct ProgramImage {
   Kokkos::View<const Instr*, MemSpace> code;
   Kokkos::View<const Value*, MemSpace> constants;
   // The compiled kernels by shape, where the JIT tier runs (nullptr: tried, not compilable).
   std::vector<std::pair<KernelShape, const JitKernel*>> jit;
+  // The host tier's compiled code (one shared object for every shape; jit/host_jit.hpp), once
+  // requested, and the elements interpreted before (a program is compiled once it is hot).
+  HostProgram* host = nullptr;
+  std::int64_t interpreted = 0;
 };
 
 class ProgramImages {

@@ -6,30 +6,16 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "tessera/jit/emitter.hpp"
 
 namespace tessera::detail {
 
-extern const char* const kElementOpsSource;
-
 namespace {
 
-// What element_ops.hpp needs, without the standard library headers (NVRTC has none by default).
-constexpr const char* kPrelude = R"(
-namespace std {
-using int32_t = int;
-using int64_t = long;
-using uint64_t = unsigned long;
-template <class T, class U> constexpr bool is_same_v = false;
-template <class T> constexpr bool is_same_v<T, T> = true;
-template <class T> constexpr bool is_integral_v = is_same_v<T, bool> || is_same_v<T, int> || is_same_v<T, long> ||
-                                                  is_same_v<T, unsigned> || is_same_v<T, unsigned long>;
-template <class T> constexpr bool is_floating_point_v = is_same_v<T, float> || is_same_v<T, double>;
-template <class T> struct make_unsigned;
-template <> struct make_unsigned<int> { using type = unsigned; };
-template <> struct make_unsigned<long> { using type = unsigned long; };
-template <class T> using make_unsigned_t = typename make_unsigned<T>::type;
-}  // namespace std
-#define KOKKOS_FORCEINLINE_FUNCTION __device__ __forceinline__
+using namespace codegen;
+
+// The CUDA side of element_ops.hpp's needs (after kStdPrelude).
+constexpr const char* kCudaPrelude = R"(#define KOKKOS_FORCEINLINE_FUNCTION __device__ __forceinline__
 namespace tessera_math {
 __device__ __forceinline__ double fabs(double x) { return ::fabs(x); }
 __device__ __forceinline__ float fabs(float x) { return ::fabsf(x); }
@@ -41,102 +27,6 @@ __device__ __forceinline__ float fmod(float x, float y) { return ::fmodf(x, y); 
 #define TESSERA_KOKKOS_MATH tessera_math
 )";
 
-// The parameter block, as the host lays it out (static_asserts in jit_launch.cpp keep them equal).
-constexpr const char* kParams = R"(
-struct Accessor { char* ptr; long origin; long stride[3]; };
-struct Domain { long n[3]; long global_origin[3]; long global_stride[3]; };
-union Value { bool b; int i32; long i64; float f32; double f64; };
-struct KernelParams {
-  Domain domain;
-  Value constants[KMAX_CONSTANTS];
-  void* block_partials;
-  void* partials;
-  long nblocks;
-  long count;
-  long chunks;
-  Accessor args[KMAX_ARGS];
-};
-namespace el = tessera::detail::element;
-)";
-
-// element_ops.hpp without its #pragma and #include lines.
-std::string element_ops_body() {
-  std::istringstream in(kElementOpsSource);
-  std::ostringstream out;
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("#include", 0) != 0 && line.rfind("#pragma", 0) != 0) out << line << '\n';
-  return out.str();
-}
-
-const char* ctype(DType t) {
-  switch (t) {
-    case DType::Bool: return "bool";
-    case DType::Int32: return "int";
-    case DType::Int64: return "long";
-    case DType::Float32: return "float";
-    default: return "double";
-  }
-}
-
-const char* member(DType t) {
-  switch (t) {
-    case DType::Bool: return "b";
-    case DType::Int32: return "i32";
-    case DType::Int64: return "i64";
-    case DType::Float32: return "f32";
-    default: return "f64";
-  }
-}
-
-const char* combine_fn(ReduceKind k) {
-  switch (k) {
-    case ReduceKind::Sum: return "el::wrap_add";
-    case ReduceKind::Prod: return "el::wrap_mul";
-    case ReduceKind::Min: return "el::minimum";
-    default: return "el::maximum";
-  }
-}
-
-// The identity of a reduction (the arg kinds start from the worst value, as fusion/reduce_ops.hpp).
-std::string identity(ReduceKind k, bool is_float) {
-  const bool low = k == ReduceKind::Min || k == ReduceKind::ArgMin;  // starts at +infinity
-  if (is_float) {
-    if (k == ReduceKind::Sum) return "0.0";
-    if (k == ReduceKind::Prod) return "1.0";
-    return low ? "__longlong_as_double(0x7ff0000000000000LL)"
-               : "__longlong_as_double(static_cast<long long>(0xfff0000000000000ULL))";
-  }
-  if (k == ReduceKind::Sum) return "0L";
-  if (k == ReduceKind::Prod) return "1L";
-  return low ? "0x7fffffffffffffffL" : "(-0x7fffffffffffffffL - 1L)";
-}
-
-// Reduction slot k's accumulator is acc<k><suffix> (double or long) with idx<k><suffix>, the
-// index that goes with it (used by the arg kinds only).
-std::string accumulators(const Program& p, const std::string& suffix) {
-  std::ostringstream s;
-  for (std::size_t k = 0; k < p.reduce_kinds.size(); ++k)
-    s << (p.reduce_float[k] ? "double" : "long") << " acc" << k << suffix << " = "
-      << identity(p.reduce_kinds[k], p.reduce_float[k]) << "; long idx" << k << suffix << " = 0x7fffffffffffffffL; ";
-  return s.str();
-}
-
-// Code that folds (value, index) into an accumulator (acc, idx) of this kind.
-std::string fold_kind(ReduceKind kind, const std::string& acc, const std::string& idx, const std::string& value,
-                      const std::string& index) {
-  if (!is_arg(kind)) return acc + " = " + combine_fn(kind) + "(" + acc + ", " + value + ");";
-  return std::string("if (el::arg_better(") + (kind == ReduceKind::ArgMax ? "true" : "false") + ", " + value + ", " +
-         index + ", " + acc + ", " + idx + ")) { " + acc + " = " + value + "; " + idx + " = " + index + "; }";
-}
-
-// Code that folds (value, index) into the accumulator (acc, idx) of slot k.
-std::string fold(const Program& p, int k, const std::string& acc, const std::string& idx, const std::string& value,
-                 const std::string& index) {
-  return fold_kind(p.reduce_kinds[k], acc, idx, value, index);
-}
-
-// Every slot's accumulator folded across the lanes of a warp (lane 0 ends with the warp's).
 std::string warp_fold(const Program& p, const std::string& suffix) {
   std::ostringstream s;
   for (std::size_t k = 0; k < p.reduce_kinds.size(); ++k) {
@@ -147,384 +37,6 @@ std::string warp_fold(const Program& p, const std::string& suffix) {
       << fold(p, kk, acc, idx, "v", "i") << " }\n";
   }
   return s.str();
-}
-
-// The value member of a slot's accumulator type in a Value.
-const char* acc_member(const Program& p, int k) { return p.reduce_float[k] ? "f64" : "i64"; }
-
-// Element (i0, i1, column) of argument `arg` (p.args[base + arg]), with what the shape lets the
-// kernel assume.
-// The argument whose row offset argument `arg` shares (KernelShape::same_rows).
-int row_owner(int arg, const KernelShape& shape) { return shape.same_rows[arg] ? shape.same_rows[arg] - 1 : arg; }
-
-// row_offsets: the row's part of the address is the variable r<owner>, defined once per row
-// (row_offsets_of); else it is computed here.
-std::string element_address(int arg, const KernelShape& shape, const std::string& column, int base = 0,
-                            bool row_offsets = false) {
-  const std::uint64_t bit = std::uint64_t(1) << arg;
-  if (shape.scalar & bit) return "0";
-  std::ostringstream s;
-  const std::string a = "p.args[" + std::to_string(base + arg) + "]";
-  s << "(" << a << ".origin";
-  if (!shape.flat && row_offsets)
-    s << " + r" << row_owner(arg, shape);
-  else if (!shape.flat)
-    s << " + i0 * " << a << ".stride[0] + i1 * " << a << ".stride[1]";
-  if (shape.unit & bit)
-    s << " + " << column << ")";
-  else
-    s << " + " << column << " * " << a << ".stride[2])";
-  return s.str();
-}
-
-// The row offsets r<owner> that a program's loads and stores read, one per set of arguments that
-// step alike along rows: i0 * stride[0] + i1 * stride[1] is then computed once per row for all
-// the views of a store (27 for cuPyNumeric's 27-point stencil) instead of once per view; those
-// 64-bit multiplications were most of that kernel's instructions.
-std::string row_offsets_of(const Program& program, const KernelShape& shape, const std::string& indent) {
-  if (shape.flat) return "";
-  std::uint64_t owners = 0;
-  for (const Instr& in : program.code)
-    if ((in.op == OpCode::Load || in.op == OpCode::Store) && !(shape.scalar >> in.a & 1))
-      owners |= std::uint64_t(1) << row_owner(in.a, shape);
-  std::ostringstream s;
-  for (int a = 0; a < kMaxArgs; ++a)
-    if (owners >> a & 1)
-      s << indent << "const long r" << a << " = i0 * p.args[" << a << "].stride[0] + i1 * p.args[" << a
-        << "].stride[1];\n";
-  return s.str();
-}
-
-const char* float_fn(OpCode op, bool single) {
-  switch (op) {
-    case OpCode::Sqrt: return single ? "sqrtf" : "sqrt";
-    case OpCode::Exp: return single ? "expf" : "exp";
-    case OpCode::Log: return single ? "logf" : "log";
-    case OpCode::Sin: return single ? "sinf" : "sin";
-    case OpCode::Cos: return single ? "cosf" : "cos";
-    case OpCode::Tanh: return single ? "tanhf" : "tanh";
-    case OpCode::Tan: return single ? "tanf" : "tan";
-    case OpCode::Floor: return single ? "floorf" : "floor";
-    case OpCode::Ceil: return single ? "ceilf" : "ceil";
-    case OpCode::Atan2: return single ? "atan2f" : "atan2";
-    default: return single ? "erff" : "erf";
-  }
-}
-
-// One element of a row that a thread computes: the variable holding its column, and the suffix
-// that names its values (v<pc><suffix>).
-struct Lane {
-  std::string column;
-  std::string suffix;
-};
-
-// The program as straight-line code. Register r holds variable v<pc of its last definition>;
-// every definition is a new const variable (SSA), so nothing is reused.
-//
-// Every load comes first, then the other instructions in program order; over several lanes the
-// code is instruction-major: each instruction once per lane, in lane order. So all the loads of
-// a row are issued back-to-back before any arithmetic waits for one: a GPU issues in order, and a
-// load written after a store cannot be moved above it by the compiler (the pointers might alias),
-// so a group that stores between its loads (CG's update of x, then r) would otherwise wait for
-// memory once per store. Both reorderings are safe because the planner never lets a group read a
-// location that it writes except through the very view it writes (and such a load after the
-// store is forwarded in a register, never emitted), nor lets one element write what another
-// reads: what lets GPU threads run the elements in any order. Each lane keeps its own
-// instructions other than loads in program order.
-// Where a program's arguments, constants and domain are in the parameter block: at the start, or
-// from these offsets in a batch of programs (generate_batch).
-struct Placement {
-  int arg_base = 0;
-  int const_base = 0;
-  std::string domain = "p.domain";
-};
-
-class Emitter {
- public:
-  // per_lane_accumulators: every lane folds into its own accumulators (acc<k><lane suffix>), as
-  // lanes that are different outputs of a reduction along an outer dimension.
-  Emitter(const Program& p, const KernelShape& shape, bool per_lane_accumulators = false, Placement at = {})
-      : p_(p), shape_(shape), per_lane_(per_lane_accumulators), at_(std::move(at)) {}
-
-  void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent) {
-    body(out, lanes, indent, 0, static_cast<int>(p_.code.size()));
-  }
-  // Arguments whose loads read staged<a>[jo * nD + ji] where `staged` holds (generate_nested).
-  // certain: the kernel runs this code only where the launch gave the room (no run-time choice).
-  void stage(std::uint64_t args, bool certain = false) {
-    staged_ = args;
-    staged_certain_ = certain;
-  }
-  // Arguments whose loads read hoisted<a>[ji], registers loaded before the outer loop
-  // (generate_nested); 0: none.
-  void hoist(std::uint64_t args) { hoisted_ = args; }
-  // Addresses read the row offsets r<owner> (row_offsets_of) instead of computing them.
-  void use_row_offsets() { row_offsets_ = true; }
-  // Instructions [pc0, pc1) (a nested reduction's inner or outer code); registers defined before
-  // pc0 keep their names.
-  void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent, int pc0, int n) {
-    for (int pc = pc0; pc < n; ++pc)  // loads read no register: their lines need no renaming state
-      if (p_.code[pc].op == OpCode::Load)
-        for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
-    if (pc0 == 0) current_.assign(static_cast<std::size_t>(p_.registers), -1);
-    for (int pc = pc0; pc < n; ++pc) {
-      const Instr& in = p_.code[pc];
-      if (in.op != OpCode::Load)
-        for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
-      // After every lane's line: an instruction may read the register it redefines.
-      if (defines_register(in.op)) current_[in.dst] = pc;
-    }
-  }
-
- private:
-  std::string reg(int r, const Lane& lane) const {
-    if (r < 0 || r >= static_cast<int>(current_.size()) || current_[r] < 0)
-      raise("internal: codegen reads register ", r, " before it is written");
-    return "v" + std::to_string(current_[r]) + lane.suffix;
-  }
-  // Constant k: from the parameter block, or, past its capacity, a literal with the exact bits
-  // (the kernel then depends on the value: it is compiled and cached for it).
-  std::string constant(int k, DType t) const {
-    if (at_.const_base + k < kMaxJitConstants)
-      return "p.constants[" + std::to_string(at_.const_base + k) + "]." + member(t);
-    const Value v = p_.constants[k];
-    char text[96];
-    switch (t) {
-      case DType::Bool: return v.b ? "true" : "false";
-      case DType::Int32:
-        std::snprintf(text, sizeof text, "static_cast<int>(0x%08xu)", static_cast<unsigned>(v.i32));
-        break;
-      case DType::Int64:
-        std::snprintf(text, sizeof text, "static_cast<long>(0x%016llxull)", static_cast<unsigned long long>(v.i64));
-        break;
-      case DType::Float32: {
-        std::uint32_t bits = 0;
-        std::memcpy(&bits, &v.f32, sizeof bits);
-        std::snprintf(text, sizeof text, "__int_as_float(static_cast<int>(0x%08xu))", bits);
-        break;
-      }
-      default:
-        std::snprintf(text, sizeof text, "__longlong_as_double(static_cast<long long>(0x%016llxull))",
-                      static_cast<unsigned long long>(v.i64));
-        break;
-    }
-    return text;
-  }
-  static std::string define(int pc, const Lane& lane, const char* type) {
-    return std::string("const ") + type + " v" + std::to_string(pc) + lane.suffix + " = ";
-  }
-
-  // Instruction pc for one lane: one line.
-  std::string instruction(int pc, const Lane& lane) const {
-    std::ostringstream out;
-    const Instr& in = p_.code[pc];
-    const char* T = ctype(in.type);
-    switch (in.op) {
-      case OpCode::Load:
-        out << define(pc, lane, T);
-        if (hoisted_ >> in.a & 1) {
-          out << "hoisted" << in.a << "[ji];\n";
-          return out.str();
-        }
-        if ((staged_ >> in.a & 1) && staged_certain_) {
-          out << "staged" << in.a << "[jo * nD + ji];\n";
-          return out.str();
-        }
-        if (staged_ >> in.a & 1) out << "staged ? staged" << in.a << "[jo * nD + ji] : ";
-        out << "*(reinterpret_cast<const " << T << "*>(p.args[" << at_.arg_base + in.a << "].ptr) + "
-            << element_address(in.a, shape_, lane.column, at_.arg_base, row_offsets_) << ");\n";
-        return out.str();
-      case OpCode::Store:
-        out << "*(reinterpret_cast<" << T << "*>(p.args[" << at_.arg_base + in.a << "].ptr) + "
-            << element_address(in.a, shape_, lane.column, at_.arg_base, row_offsets_) << ") = " << reg(in.b, lane)
-            << ";\n";
-        return out.str();
-      case OpCode::Const: out << define(pc, lane, T) << constant(in.a, in.type) << ";\n"; return out.str();
-      case OpCode::Index:
-        out << define(pc, lane, "long") << "(" << at_.domain << ".global_origin[0] + i0) * " << at_.domain
-            << ".global_stride[0] + (" << at_.domain << ".global_origin[1] + i1) * " << at_.domain
-            << ".global_stride[1] + (" << at_.domain << ".global_origin[2] + " << lane.column << ") * " << at_.domain
-            << ".global_stride[2];\n";
-        return out.str();
-      case OpCode::Coord: {
-        const std::string along = in.a == 0 ? "i0" : in.a == 1 ? "i1" : lane.column;
-        out << define(pc, lane, "long") << at_.domain << ".global_origin[" << in.a << "] + " << along << ";\n";
-        return out.str();
-      }
-      case OpCode::Random: {
-        const std::string counter = reg(in.a, lane);
-        out << define(pc, lane, T) << "el::uniform<" << T << ">(static_cast<unsigned long>("
-            << constant(in.b, DType::Int64) << "), static_cast<unsigned long>(" << counter << "));\n";
-        return out.str();
-      }
-      case OpCode::Cast: {
-        const std::string x = reg(in.a, lane);
-        if (in.type == DType::Bool)
-          out << define(pc, lane, T) << x << " != static_cast<" << ctype(in.from) << ">(0);\n";
-        else
-          out << define(pc, lane, T) << "static_cast<" << T << ">(" << x << ");\n";
-        return out.str();
-      }
-      case OpCode::Neg:
-      case OpCode::Abs:
-      case OpCode::Sign:
-      case OpCode::Square:
-      case OpCode::BitNot:
-      case OpCode::Not: {
-        const std::string x = "static_cast<" + std::string(T) + ">(" + reg(in.a, lane) + ")";
-        std::string e;
-        switch (in.op) {
-          case OpCode::Neg: e = "el::neg(" + x + ")"; break;
-          case OpCode::Abs: e = "el::abs(" + x + ")"; break;
-          case OpCode::Sign: e = "el::sign(" + x + ")"; break;
-          case OpCode::Square: e = "el::square(" + x + ")"; break;
-          case OpCode::BitNot: e = "el::bit_not(" + x + ")"; break;
-          default: e = "!" + x; break;
-        }
-        out << define(pc, lane, T) << "static_cast<" << T << ">(" << e << ");\n";
-        return out.str();
-      }
-      case OpCode::IsNan:
-      case OpCode::IsFinite: {
-        const std::string x = "static_cast<" + std::string(T) + ">(" + reg(in.a, lane) + ")";
-        out << define(pc, lane, "bool") << (in.op == OpCode::IsNan ? "el::is_nan(" : "el::is_finite(") << x << ");\n";
-        return out.str();
-      }
-      case OpCode::Sqrt:
-      case OpCode::Exp:
-      case OpCode::Log:
-      case OpCode::Sin:
-      case OpCode::Cos:
-      case OpCode::Tanh:
-      case OpCode::Erf:
-      case OpCode::Tan:
-      case OpCode::Floor:
-      case OpCode::Ceil: {
-        const std::string x = reg(in.a, lane);
-        out << define(pc, lane, T) << float_fn(in.op, in.type == DType::Float32) << "(" << x << ");\n";
-        return out.str();
-      }
-      case OpCode::Atan2: {
-        const std::string u = reg(in.a, lane), v = reg(in.b, lane);
-        out << define(pc, lane, T) << float_fn(in.op, in.type == DType::Float32) << "(" << u << ", " << v << ");\n";
-        return out.str();
-      }
-      case OpCode::Add:
-      case OpCode::Sub:
-      case OpCode::Mul:
-      case OpCode::Div:
-      case OpCode::Pow:
-      case OpCode::Max:
-      case OpCode::Min:
-      case OpCode::And:
-      case OpCode::Or:
-      case OpCode::Mod:
-      case OpCode::BitAnd:
-      case OpCode::BitOr:
-      case OpCode::BitXor: {
-        const std::string u = "static_cast<" + std::string(T) + ">(" + reg(in.a, lane) + ")";
-        const std::string v = "static_cast<" + std::string(T) + ">(" + reg(in.b, lane) + ")";
-        std::string e;
-        switch (in.op) {
-          case OpCode::Add: e = "el::wrap_add(" + u + ", " + v + ")"; break;
-          case OpCode::Sub: e = "el::wrap_sub(" + u + ", " + v + ")"; break;
-          case OpCode::Mul: e = "el::wrap_mul(" + u + ", " + v + ")"; break;
-          case OpCode::Div: e = "el::divide(" + u + ", " + v + ")"; break;
-          case OpCode::Pow: e = "el::power(" + u + ", " + v + ")"; break;
-          case OpCode::Max: e = "el::maximum(" + u + ", " + v + ")"; break;
-          case OpCode::Min: e = "el::minimum(" + u + ", " + v + ")"; break;
-          case OpCode::And: e = "(" + u + " && " + v + ")"; break;
-          case OpCode::Or: e = "(" + u + " || " + v + ")"; break;
-          case OpCode::Mod: e = "el::remainder(" + u + ", " + v + ")"; break;
-          case OpCode::BitAnd: e = "(" + u + " & " + v + ")"; break;
-          case OpCode::BitOr: e = "(" + u + " | " + v + ")"; break;
-          default: e = "(" + u + " ^ " + v + ")"; break;
-        }
-        out << define(pc, lane, T) << "static_cast<" << T << ">(" << e << ");\n";
-        return out.str();
-      }
-      case OpCode::Eq:
-      case OpCode::Ne:
-      case OpCode::Lt:
-      case OpCode::Le:
-      case OpCode::Gt:
-      case OpCode::Ge: {
-        const char* cmp = in.op == OpCode::Eq   ? "=="
-                          : in.op == OpCode::Ne ? "!="
-                          : in.op == OpCode::Lt ? "<"
-                          : in.op == OpCode::Le ? "<="
-                          : in.op == OpCode::Gt ? ">"
-                                                : ">=";
-        const std::string u = "static_cast<" + std::string(T) + ">(" + reg(in.a, lane) + ")";
-        const std::string v = "static_cast<" + std::string(T) + ">(" + reg(in.b, lane) + ")";
-        out << define(pc, lane, "bool") << "(" << u << " " << cmp << " " << v << ");\n";
-        return out.str();
-      }
-      case OpCode::Where: {
-        const std::string c = reg(in.a, lane), x = reg(in.b, lane), y = reg(in.c, lane);
-        out << define(pc, lane, T) << c << " ? static_cast<" << T << ">(" << x << ") : static_cast<" << T << ">(" << y
-            << ");\n";
-        return out.str();
-      }
-      case OpCode::Reduce:
-      case OpCode::ReduceArg: {
-        const int k = in.dst;
-        const std::string sfx = per_lane_ ? lane.suffix : "";
-        const std::string value =
-            std::string("static_cast<") + (p_.reduce_float[k] ? "double" : "long") + ">(" + reg(in.a, lane) + ")";
-        const std::string index = in.op == OpCode::ReduceArg ? "static_cast<long>(" + reg(in.b, lane) + ")" : "0L";
-        out << fold(p_, k, "acc" + std::to_string(k) + sfx, "idx" + std::to_string(k) + sfx, value, index) << "\n";
-        return out.str();
-      }
-      case OpCode::NestedReduce: {  // into nacc/nidx (generate_nested)
-        const NestedReduction& n = p_.nested;
-        const std::string value =
-            std::string("static_cast<") + (n.is_float ? "double" : "long") + ">(" + reg(in.a, lane) + ")";
-        const std::string index = is_arg(n.kind) ? "static_cast<long>(" + reg(in.b, lane) + ")" : "0L";
-        out << fold_kind(n.kind, "nacc", "nidx", value, index) << "\n";
-        return out.str();
-      }
-      case OpCode::NestedResult: out << define(pc, lane, T) << nested_result(in.type) << ";\n"; return out.str();
-    }
-    raise("internal: codegen does not know opcode ", static_cast<int>(in.op));
-  }
-
-  // The inner accumulator as the inner reduction's store would hold it (finalize_value in
-  // fusion/reduce_ops.hpp): finalized and converted to `t`.
-  std::string nested_result(DType t) const {
-    const NestedReduction& n = p_.nested;
-    const bool exact_int = is_arg(n.kind) || (!n.is_float && n.finalize == Finalize::None);
-    const std::string i = is_arg(n.kind) ? "nidx" : "static_cast<long>(nacc)";
-    std::string f = n.is_float ? "nacc" : "static_cast<double>(nacc)";
-    if (n.finalize == Finalize::Mean) {
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, &n.count, sizeof bits);
-      char text[96];
-      std::snprintf(text, sizeof text, "__longlong_as_double(static_cast<long long>(0x%016llxull))",
-                    static_cast<unsigned long long>(bits));
-      f = "(" + f + " / " + text + ")";
-    }
-    if (n.finalize == Finalize::Sqrt) f = "sqrt(" + f + ")";
-    if (t == DType::Bool) return exact_int ? "(" + i + " != 0L)" : "(" + f + " != 0.0)";
-    if (t == DType::Float32 || t == DType::Float64) return std::string("static_cast<") + ctype(t) + ">(" + f + ")";
-    return std::string("static_cast<") + ctype(t) + ">(" + (exact_int ? i : f) + ")";
-  }
-
-  const Program& p_;
-  const KernelShape& shape_;
-  bool per_lane_;
-  Placement at_;
-  std::uint64_t staged_ = 0;
-  bool staged_certain_ = false;
-  std::uint64_t hoisted_ = 0;
-  bool row_offsets_ = false;
-  std::vector<int> current_;  // register -> pc of its current definition
-};
-
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
 }
 
 }  // namespace
@@ -577,7 +89,7 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// " << elements << " element(s) per thread\n";
   s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
-  s << kPrelude << element_ops_body() << kParams;
+  s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
     << ") tessera_fused(const KernelParams p) {\n"
        "  const long n1 = p.domain.n[1], n2 = p.domain.n[2];\n";
@@ -669,14 +181,6 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
   return g;
 }
 
-// The coordinates (i0, i1, jc) of a nested reduction's element from its output, outer and inner
-// positions (along dimensions K, R and D).
-std::string coords_of(const std::string& k, const std::string& r, const std::string& d, int K, int R, int D) {
-  std::string c[3];
-  c[K] = k, c[R] = r, c[D] = d;
-  return "const long i0 = " + c[0] + ", i1 = " + c[1] + ", jc = " + c[2] + ";\n";
-}
-
 // A nested reduction (Program::nested): a thread per output (the element e of the dimension
 // neither reduction reduces: a point of k-means), grid-strided. It loops over the outer
 // reduction's dimension and, inside, over the inner one in order, folding the inner accumulator
@@ -694,7 +198,7 @@ GeneratedKernel generate_nested(const Program& program, const KernelShape& shape
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// one output per thread (a nested reduction)\n";
   s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
-  s << kPrelude << element_ops_body() << kParams;
+  s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
   // Staged: the invariant arguments the inner code loads (outputs along dimension 0 only), each
   // once, with the type it is loaded as.
   std::uint64_t staged = 0;
@@ -825,8 +329,9 @@ GeneratedKernel generate_batch(const std::vector<BatchPart>& parts) {
   std::ostringstream s;
   s << "// tessera batch of " << parts.size() << " kernels\n#define KMAX_CONSTANTS " << kMaxJitConstants
     << "\n#define KMAX_ARGS " << kMaxArgs << "\n"
-    << kPrelude << element_ops_body() << kParams << "struct BatchParams { Domain domain[" << kMaxBatchParts
-    << "]; long volume[" << kMaxBatchParts << "]; Value constants[KMAX_CONSTANTS]; Accessor args[KMAX_ARGS]; };\n"
+    << kStdPrelude << kCudaPrelude << element_ops_body() << kParams << "struct BatchParams { Domain domain["
+    << kMaxBatchParts << "]; long volume[" << kMaxBatchParts
+    << "]; Value constants[KMAX_CONSTANTS]; Accessor args[KMAX_ARGS]; };\n"
     << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBatchThreads
     << ") tessera_batch(const BatchParams p) {\n";
   const KernelShape any;  // no assumptions: strips are short, their address arithmetic costs little
@@ -866,7 +371,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// " << elements << " element(s) per thread\n";
   s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
-  s << kPrelude << element_ops_body() << kParams;
+  s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
   // Element e (< elements) of a thread is at column j + e * kJitBlockX: every load and store of a
   // warp stays one coalesced access.
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX

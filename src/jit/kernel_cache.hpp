@@ -2,11 +2,10 @@
 // The kernel cache: generated CUDA source -> a CUBIN for one GPU architecture, compiled by NVRTC.
 // Looked up in memory, then on disk, then compiled. On disk each entry is one file
 // <cache dir>/<key>.cubin, the key hashing the source, the architecture and the NVRTC version;
-// a file holds a header (magic, format version, payload size, payload hash) and the CUBIN. Files
-// are written to a unique temporary name and renamed, so several ranks of a node may write the
-// same entry at once; an unreadable, truncated or corrupt entry is logged, compiled again and
-// replaced. Counts go to Stats (kernel_cache_hits: memory or disk; kernel_disk_hits;
-// kernel_compiles).
+// the files are jit/disk_cache.hpp's (a header with the CUBIN's hash, a folder and entries only
+// the user can write, written under a temporary name and renamed); an unreadable, truncated,
+// corrupt or foreign-owned entry is logged, compiled again and replaced. Counts go to Stats (kernel_cache_hits: memory
+// or disk; kernel_disk_hits; kernel_compiles).
 
 #include <cstdint>
 #include <map>
@@ -15,6 +14,7 @@
 
 #include "tessera/core/stats.hpp"
 #include "tessera/jit/codegen.hpp"
+#include "tessera/jit/disk_cache.hpp"
 
 namespace tessera::detail {
 
@@ -32,12 +32,9 @@ class KernelCache {
   static std::string default_directory();  // $XDG_CACHE_HOME/tessera or ~/.cache/tessera
 
  private:
-  std::string path_for(std::uint64_t key) const;
-  bool read_entry(const std::string& path, std::vector<char>& out) const;
-  void write_entry(const std::string& path, const std::vector<char>& cubin) const;
   std::vector<char> compile(const std::string& source);
 
-  std::string dir_;
+  DiskCache disk_;
   int arch_;
   std::map<std::uint64_t, std::vector<char>> memory_;
   double compile_seconds_ = 0;
