@@ -232,3 +232,36 @@ TEST(Linalg, OperandCopiesSurviveAFullWindow) {
       EXPECT_EQ(y.to_host(), std::vector<double>(7, static_cast<double>(1 << before)));
     }
 }
+
+// A product of k = 1 on a grid that cuts k: the ranks of k's empty part hold copies of y too,
+// which the sum across the grid slice fills. It skipped k = 1, so they stayed 0, and an op that
+// read y from such a copy got 0s: `v(0::2) += A @ x` with A (4, 1) at np 4 (test_fuzz seeds 1052
+// and 1139), fused and unfused. y and z are read here through another tiling (strided views).
+void check_one_term_products() {
+  for (int64_t n : {4, 7}) {
+    SCOPED_TRACE(testing::Message() << "n = " << n);
+    const auto ha = host_values(n, 1), hb = host_values(n, 2);
+    auto a = ts::from_host<double>({n, 1}, ha);
+    auto b = ts::from_host<double>({1, n}, hb);
+    auto y = ts::matmul(a, ts::full<double>({1}, 1.5));   // matvec: (n, 1) @ (1,)
+    auto z = ts::matmul(ts::full<double>({1}, -2.0), b);  // vecmat: (1,) @ (1, n)
+    auto out = ts::zeros<double>({2 * n});
+    out(slice(0, 2 * n, 2)) += y;
+    out(slice(1, 2 * n, 2)) += z;
+    std::vector<double> want(2 * n);
+    for (int64_t i = 0; i < n; ++i) want[2 * i] = 1.5 * ha[i], want[2 * i + 1] = -2.0 * hb[i];
+    EXPECT_TRUE(close(out.to_host(), want, 1e-15));
+  }
+}
+
+TEST_F(TesseraTest, ProductsOfOneTermFeedOtherTilings) { check_one_term_products(); }
+TEST_F(RowGridTest, ProductsOfOneTermFeedOtherTilings) { check_one_term_products(); }
+TEST_F(ColumnGridTest, ProductsOfOneTermFeedOtherTilings) { check_one_term_products(); }
+TEST(Linalg, ProductsOfOneTermFeedOtherTilingsUnfused) {
+  ts::Config c;
+  c.fusion = false;
+  int argc = 0;
+  char** argv = nullptr;
+  ts::Runtime rt(argc, argv, c);
+  check_one_term_products();
+}
