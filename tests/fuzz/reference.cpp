@@ -84,6 +84,10 @@ RArr eval(const Expr& e, const RState& st, Ctx& c) {
     return reduce(e, a, e.op == Op::Vdot ? &b : nullptr, c);
   }
   if (is_product(e.op)) {
+    // A product is a task that moves its operands (redistributions, a sum across the grid): it
+    // counts as four ops toward a program's size, so that programs with products cost about
+    // what programs without them do.
+    c.ops += 3;
     std::vector<RArr> kids;
     for (const Expr& k : e.kids) kids.push_back(eval_strong(k, st, c));
     if (!c.ok()) return out;
