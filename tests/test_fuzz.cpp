@@ -19,7 +19,10 @@
 // assign / += -= *= /= %= &= |= ^= into any such view (also overlapping ones whose right-hand side
 // reads shifted or strided views of the target), reductions over everything feeding later ops as
 // 0-d scalars, reductions along an axis (sum prod min max mean argmin argmax count_nonzero, with
-// keepdims, negative axes), dropped handles, and checks.
+// keepdims, negative axes), float64 products (ts::matmul: matvec, vecmat, GEMM, the 1-D inner
+// product; the SpMV ts::matmul(A, x) by a small random CsrMatrix made once per program with
+// csr_from_host) whose operands are views or temporaries and whose results feed later
+// elementwise ops, in-place updates and reductions, dropped handles, and checks.
 //
 // The generator only emits steps that the reference accepts: it evaluates each proposal on the
 // reference first and rejects it if it would be undefined (integer overflow beyond 2^40, a float
@@ -40,7 +43,9 @@
 // y += alpha * z, k-means' argmin(sum(square(P(:, newaxis, :) - C(newaxis, :, :)), 2), 1),
 // reflective boundaries a(0) = a(1), red-black updates a(1:-1:2) = f(a(0:-2:2), a(2::2)),
 // multigrid transfers through f(0::2, 0::2), periodic stencils with roll, outer products
-// x(:, newaxis) * y(newaxis, :), s = 0.5 * (s + transpose(s)), loops that repeat a body
+// x(:, newaxis) * y(newaxis, :), s = 0.5 * (s + transpose(s)), y += A x, vdot(p, A p),
+// relaxation sweeps x = (b - A x) * w (rebinding x, or assigning into the x the product reads),
+// loops that repeat a body
 // (plan-cache hits, sometimes with other constants), handle swaps and moves, and explicit
 // flushes. The fused runs use a window size picked per program (3 to 256).
 //
@@ -78,7 +83,7 @@ std::string listing(const Program& p) {
   std::vector<std::string> notes;
   std::string why;
   run_reference(p, snaps, &why, &notes);
-  std::string out;
+  std::string out = p.csr.rows > 0 ? "  " + show(p.csr) + "\n" : "";
   for (std::size_t k = 0; k < p.steps.size(); ++k) {
     std::string line = "  [" + std::to_string(k) + "] " + show(p.steps[k]);
     if (k < notes.size() && !notes[k].empty()) line += "  // " + notes[k];
@@ -86,6 +91,14 @@ std::string listing(const Program& p) {
   }
   if (!why.empty()) out += "  (reference rejects: " + why + ")\n";
   return out;
+}
+
+// The product nodes of a program: matmul and SpMV (counted in `spmv`).
+std::int64_t products(const Expr& e, std::int64_t& spmv) {
+  std::int64_t n = is_product(e.op);
+  spmv += e.op == Op::SpMV;
+  for (const Expr& k : e.kids) n += products(k, spmv);
+  return n;
 }
 
 std::optional<std::uint64_t> env_number(const char* name) {
@@ -113,7 +126,7 @@ TEST(Fuzz, FusedUnfusedAndReferenceAgree) {
 
   const double t0 = MPI_Wtime();
   Totals fused, unfused;
-  std::int64_t checks = 0, steps = 0;
+  std::int64_t checks = 0, steps = 0, product_nodes = 0, spmv_nodes = 0;
   int failures = 0;
   for (std::uint64_t k = 0; k < programs; ++k) {
     const std::uint64_t seed = first_seed + k;
@@ -125,6 +138,7 @@ TEST(Fuzz, FusedUnfusedAndReferenceAgree) {
         << "seed " << seed << ": the generator produced an invalid program: " << why;
     checks += static_cast<std::int64_t>(ref.size());
     steps += static_cast<std::int64_t>(p.steps.size());
+    for (const Step& s : p.steps) product_nodes += products(s.rhs, spmv_nodes);
     if (print && rank == 0)
       std::printf("[fuzz] program seed=%llu\n%s", static_cast<unsigned long long>(seed), listing(p).c_str());
     const Outcome o = check_program(p, ref, fused, unfused);
@@ -150,15 +164,19 @@ TEST(Fuzz, FusedUnfusedAndReferenceAgree) {
   const double elapsed = MPI_Wtime() - t0;
   if (rank == 0) {
     std::printf(
-        "[fuzz] %llu programs (seeds %llu..%llu), %lld steps, %lld checkpoints, %d mismatching; %.1f s at np %d\n",
+        "[fuzz] %llu programs (seeds %llu..%llu), %lld steps (%lld product nodes, %lld of them SpMV), %lld "
+        "checkpoints, %d mismatching; %.1f s at np %d\n",
         static_cast<unsigned long long>(programs), static_cast<unsigned long long>(first_seed),
         static_cast<unsigned long long>(first_seed + programs - 1), static_cast<long long>(steps),
-        static_cast<long long>(checks), failures, elapsed, size);
+        static_cast<long long>(product_nodes), static_cast<long long>(spmv_nodes), static_cast<long long>(checks),
+        failures, elapsed, size);
     std::printf("[fuzz] tessera, fused (rank 0):   %s\n", fused.str().c_str());
     std::printf("[fuzz] tessera, unfused (rank 0): %s\n", unfused.str().c_str());
   }
   if (!seed_env && !programs_env) {
     EXPECT_GE(fused.ops, 10000);
     EXPECT_GE(unfused.ops, 10000);
+    EXPECT_GE(product_nodes, 200);  // the products stay in the mix
+    EXPECT_GE(spmv_nodes, 50);
   }
 }

@@ -212,3 +212,72 @@ TEST_F(TesseraTest, ProductBadInputs) {
                           {"products of int32 matrices are not supported", "astype<double>()"});
   EXPECT_EQ(ts::dot(ts::ones<std::int64_t>({4}), ts::ones<std::int64_t>({4})).item(), 4);  // 1-D: any type
 }
+
+// Operands that BLAS cannot take as they are (another type, a strided view) are copied by an op
+// before the product task; a window that fills up between the copies and the task must keep them
+// (test_fuzz seed 1030 at window 3: float32 @ int64 read a copy that was never computed, and gave
+// 0 or NaN). Windows of 1 to 5 ops with 0 to 3 ops before the product put the cut everywhere.
+TEST(Linalg, OperandCopiesSurviveAFullWindow) {
+  const int64_t n = 4, k = 3, m = 5;
+  const auto ha = as<float>(host_values(n * k, 1)), hx = as<float>(host_values(k, 3));
+  std::vector<int64_t> hb;  // k x (m + 1), read as b(:, 0:m)
+  for (double v : host_values(k * (m + 1), 2)) hb.push_back(static_cast<int64_t>(v * 8));
+  std::vector<double> hbv;
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < m; ++j) hbv.push_back(static_cast<double>(hb[p * (m + 1) + j]));
+  for (int window = 1; window <= 5; ++window)
+    for (int before = 0; before <= 3; ++before) {
+      SCOPED_TRACE(testing::Message() << "window " << window << ", " << before << " ops before");
+      ts::Config cfg;
+      cfg.window = window;
+      int argc = 0;
+      char** argv = nullptr;
+      ts::Runtime rt(argc, argv, cfg);
+      auto a = ts::from_host<float>({n, k}, ha);
+      auto b = ts::from_host<int64_t>({k, m + 1}, hb);
+      auto x = ts::from_host<double>({k}, widen(hx));
+      rt.flush();
+      auto y = ts::ones<double>({7});
+      for (int i = 0; i < before; ++i) y = y * 2.0;
+      auto c = ts::matmul(a, b(ts::all, slice(0, m)));  // float32 @ int64: both copied to float64
+      auto v = ts::matmul(a, x);                        // a copied (matvec)
+      auto w = ts::matmul(x, b(ts::all, slice(0, m)));  // b copied (vecmat)
+      EXPECT_TRUE(close(c.to_host(), host_matmul(widen(ha), hbv, n, k, m), 1e-13));
+      EXPECT_TRUE(close(v.to_host(), host_matmul(widen(ha), widen(hx), n, k, 1), 1e-13));
+      EXPECT_TRUE(close(w.to_host(), host_matmul(widen(hx), hbv, 1, k, m), 1e-13));
+      EXPECT_EQ(y.to_host(), std::vector<double>(7, static_cast<double>(1 << before)));
+    }
+}
+
+// A product of k = 1 on a grid that cuts k: the ranks of k's empty part hold copies of y too,
+// which the sum across the grid slice fills. It skipped k = 1, so they stayed 0, and an op that
+// read y from such a copy got 0s: `v(0::2) += A @ x` with A (4, 1) at np 4 (test_fuzz seeds 1052
+// and 1139), fused and unfused. y and z are read here through another tiling (strided views).
+void check_one_term_products() {
+  for (int64_t n : {4, 7}) {
+    SCOPED_TRACE(testing::Message() << "n = " << n);
+    const auto ha = host_values(n, 1), hb = host_values(n, 2);
+    auto a = ts::from_host<double>({n, 1}, ha);
+    auto b = ts::from_host<double>({1, n}, hb);
+    auto y = ts::matmul(a, ts::full<double>({1}, 1.5));   // matvec: (n, 1) @ (1,)
+    auto z = ts::matmul(ts::full<double>({1}, -2.0), b);  // vecmat: (1,) @ (1, n)
+    auto out = ts::zeros<double>({2 * n});
+    out(slice(0, 2 * n, 2)) += y;
+    out(slice(1, 2 * n, 2)) += z;
+    std::vector<double> want(2 * n);
+    for (int64_t i = 0; i < n; ++i) want[2 * i] = 1.5 * ha[i], want[2 * i + 1] = -2.0 * hb[i];
+    EXPECT_TRUE(close(out.to_host(), want, 1e-15));
+  }
+}
+
+TEST_F(TesseraTest, ProductsOfOneTermFeedOtherTilings) { check_one_term_products(); }
+TEST_F(RowGridTest, ProductsOfOneTermFeedOtherTilings) { check_one_term_products(); }
+TEST_F(ColumnGridTest, ProductsOfOneTermFeedOtherTilings) { check_one_term_products(); }
+TEST(Linalg, ProductsOfOneTermFeedOtherTilingsUnfused) {
+  ts::Config c;
+  c.fusion = false;
+  int argc = 0;
+  char** argv = nullptr;
+  ts::Runtime rt(argc, argv, c);
+  check_one_term_products();
+}

@@ -1,10 +1,13 @@
 // CSR sparse matrices (src/sparse/): SpMV and diag against a plain host CSR matvec on uneven
 // shapes, float32 and float64, from the whole matrix and from uneven blocks of rows; each SpMV
-// exchanges exactly the image entries (counted in stats); sparse CG; the errors.
+// exchanges exactly the image entries (counted in stats); int32 column indices and the int64
+// fallback; sparse CG; the errors.
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
+
+#include <tessera/sparse/csr_data.hpp>
 
 #include "support.hpp"
 
@@ -140,6 +143,49 @@ TEST_F(TesseraTest, SpmvAndDiagonalFloat64) {
 }
 TEST_F(TesseraTest, SpmvAndDiagonalFloat32) {
   for (auto [r, c] : {std::pair<int64_t, int64_t>{11, 7}, {7, 11}, {16, 16}}) check_products<float>(rt(), r, c, 1e-5);
+}
+
+// A block's column indices are local: int32 for a local column space of up to 2^31 columns.
+TEST(Sparse, ColumnIndexWidth) {
+  using ts::detail::column_index_width;
+  using ts::detail::IndexWidth;
+  EXPECT_EQ(column_index_width(0), IndexWidth::Int32);
+  EXPECT_EQ(column_index_width(17), IndexWidth::Int32);
+  EXPECT_EQ(column_index_width(int64_t(1) << 31), IndexWidth::Int32);  // indices up to 2^31 - 1
+  EXPECT_EQ(column_index_width((int64_t(1) << 31) + 1), IndexWidth::Int64);
+  EXPECT_EQ(column_index_width(int64_t(1) << 40), IndexWidth::Int64);
+}
+
+// Both blocks of an ordinary matrix hold int32 column indices; the same matrix with int64 indices
+// (the fallback beyond 2^31 local columns) gives the same products.
+TEST_F(TesseraTest, SpmvWithInt32AndInt64ColumnIndices) {
+  using ts::detail::IndexWidth;
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{23, 19}, {9, 30}}) {
+    SCOPED_TRACE(testing::Message() << rows << " x " << cols);
+    const HostCsr h = random_csr(rows, cols, 5);
+    const auto hx = host_values(cols, 4);
+    const auto want = host_matvec(h, hx);
+    auto x = ts::from_host<double>({cols}, hx);
+    for (const auto& A : {ts::csr_from_host<double>({rows, cols}, h.indptr, h.indices, h.values),
+                          from_uneven_rows<double>(h, rt().rank(), rt().size())}) {
+      const ts::detail::CsrData& narrow = *A.impl();
+      ts::CsrMatrix<double> wide(ts::detail::csr_with_int64_columns(narrow));
+      const ts::detail::CsrData& w = *wide.impl();
+      const int64_t entries = static_cast<int64_t>(narrow.owned.col32.extent(0) + narrow.ghost.col32.extent(0));
+      EXPECT_EQ(all_sum(entries), static_cast<int64_t>(h.indices.size()));
+      for (const auto* b : {&narrow.owned, &narrow.ghost}) {
+        EXPECT_EQ(b->width, IndexWidth::Int32);
+        EXPECT_EQ(b->col64.extent(0), 0u);
+      }
+      EXPECT_EQ(w.owned.width, IndexWidth::Int64);
+      EXPECT_EQ(w.ghost.width, IndexWidth::Int64);
+      EXPECT_EQ(w.owned.col64.extent(0), narrow.owned.col32.extent(0));
+      EXPECT_EQ(w.ghost.col64.extent(0), narrow.ghost.col32.extent(0));
+      if (rt().size() > 1) EXPECT_GT(all_sum(static_cast<int64_t>(w.ghost.col64.extent(0))), 0);
+      EXPECT_TRUE(close(ts::matmul(A, x).to_host(), want, 1e-13));
+      EXPECT_TRUE(close(ts::matmul(wide, x).to_host(), want, 1e-13));
+    }
+  }
 }
 
 // Each SpMV receives exactly the entries of x its rows reference outside its tile of x: one image

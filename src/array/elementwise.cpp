@@ -32,17 +32,6 @@ Value scalar_as(const Operand& o, DType to) {
   }
 }
 
-// Holds a user reference on a store for a scope: an intermediate the caller has not yet wrapped
-// in an Array<T> must not look like a dead temporary if the op window is flushed meanwhile.
-struct UserRef {
-  explicit UserRef(std::shared_ptr<Store> s) : store(std::move(s)) { store->add_user_ref(); }
-  UserRef(UserRef&& o) noexcept : store(std::move(o.store)) {}
-  ~UserRef() {
-    if (store) store->drop_user_ref();
-  }
-  std::shared_ptr<Store> store;
-};
-
 // The operands of one op, as the caller passed them (a braced list or a vector): no copy.
 struct Operands {
   const Operand* first;

@@ -7,6 +7,7 @@
 // A 0-d store (a reduction result, a scalar) is replicated: every rank holds the same value.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -155,5 +156,18 @@ void copy_pieces(const char* src, char* dst, const Layout& layout, const std::ve
 // Device buffers come from the runtime's memory pool and go back to it.
 Kokkos::View<char*, MemSpace> allocate(std::size_t bytes, const char* label, bool zero);
 void recycle(Kokkos::View<char*, MemSpace>&& buffer);
+
+// Holds a user reference on a store for a scope: an intermediate the caller has not yet wrapped
+// in an Array<T> (an operand copy that a later op of the same call reads) must not look like a
+// dead temporary if the op window is run meanwhile.
+struct UserRef {
+  explicit UserRef(std::shared_ptr<Store> s) : store(std::move(s)) { store->add_user_ref(); }
+  UserRef(UserRef&& o) noexcept : store(std::move(o.store)) {}
+  UserRef(const UserRef&) = delete;
+  ~UserRef() {
+    if (store) store->drop_user_ref();
+  }
+  std::shared_ptr<Store> store;
+};
 
 }  // namespace tessera::detail

@@ -298,7 +298,9 @@ void sum_contributions(const Arg& arg, const Tiling& launch, const ProcessGrid& 
   RuntimeState& rt = runtime();
   Communicator* across = nullptr;
   for (int d = 0; d < launch.ndim; ++d) {
-    if (arg.view.moved_by(d) >= 0 || arg.view.extent[d] <= 1) continue;
+    // Also along an extent of 1 (a product of k = 1): the grid still cuts it, and the ranks of
+    // the empty part hold copies of the outputs too, zeroed, until this sum.
+    if (arg.view.moved_by(d) >= 0) continue;
     if (Communicator* c = partners_along(launch, grid, d)) {
       if (across) raise("internal: ", label, " reduces an argument across more than one grid axis");
       across = c;

@@ -185,7 +185,12 @@ ArrayRef matmul_arrays(const char* what, const ArrayRef& a_in, const ArrayRef& b
   if (!is_float(t))
     raise(what, ": products of ", name(t), " matrices are not supported (tessera's products call BLAS: float32 and ",
           "float64); convert the operands with astype<double>() first");
-  const ArrayRef a = blas_operand(a_in, t), b = blas_operand(b_in, t);
+  // An operand copy is an intermediate no Array<T> holds: a window that fills up before the
+  // product task that reads it is recorded must not drop it as a dead temporary.
+  const ArrayRef a = blas_operand(a_in, t);
+  const UserRef hold_a(a.store);
+  const ArrayRef b = blas_operand(b_in, t);
+  const UserRef hold_b(b.store);
   if (na == 2 && nb == 1) return matvec(a, b, t, false);
   if (na == 1) return matvec(b, a, t, true);
   return gemm_panels(a, b, t);

@@ -128,6 +128,40 @@ Kokkos::View<T*, MemSpace> on_device(const std::vector<T>& host, const char* lab
   return d;
 }
 
+// A block on the device, its column indices as narrow as its local column space of `extent`
+// columns allows.
+CsrBlock device_block(const std::vector<std::int64_t>& ptr, const std::vector<std::int64_t>& col,
+                      const std::vector<char>& val, std::int64_t extent) {
+  CsrBlock b;
+  b.ptr = on_device(ptr, "tessera::csr[ptr]");
+  b.width = column_index_width(extent);
+  if (b.width == IndexWidth::Int32) {
+    std::vector<std::int32_t> narrow(col.size());
+    for (std::size_t k = 0; k < col.size(); ++k) narrow[k] = static_cast<std::int32_t>(col[k]);
+    b.col32 = on_device(narrow, "tessera::csr[col]");
+  } else {
+    b.col64 = on_device(col, "tessera::csr[col]");
+  }
+  b.val = on_device(val, "tessera::csr[val]");
+  return b;
+}
+
+CsrBlock widened(const CsrBlock& b) {
+  if (b.width == IndexWidth::Int64) return b;
+  CsrBlock w = b;
+  w.width = IndexWidth::Int64;
+  w.col64 = Kokkos::View<std::int64_t*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::csr[col]"),
+                                                  b.col32.extent(0));
+  w.col32 = {};
+  const auto from = b.col32;
+  const auto to = w.col64;
+  Kokkos::parallel_for(
+      "tessera::csr[widen]", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, from.extent(0)),
+      KOKKOS_LAMBDA(std::int64_t k) { to(k) = from(k); });
+  fence("tessera::csr[widen]");
+  return w;
+}
+
 // The image plan of this rank's rows (the entries of x they reference outside x's tile here),
 // and the rows split into the owned and ghost blocks.
 std::shared_ptr<const CsrData> build(DType type, const Shape& shape, std::int64_t nnz, const HostRows& rows,
@@ -190,10 +224,8 @@ std::shared_ptr<const CsrData> build(DType type, const Shape& shape, std::int64_
     optr.push_back(static_cast<std::int64_t>(ocol.size()));
     gptr.push_back(static_cast<std::int64_t>(gcol.size()));
   }
-  a->owned = {on_device(optr, "tessera::csr[ptr]"), on_device(ocol, "tessera::csr[col]"),
-              on_device(oval, "tessera::csr[val]")};
-  a->ghost = {on_device(gptr, "tessera::csr[ptr]"), on_device(gcol, "tessera::csr[col]"),
-              on_device(gval, "tessera::csr[val]")};
+  a->owned = device_block(optr, ocol, oval, hi - lo);
+  a->ghost = device_block(gptr, gcol, gval, plan->ghosts);
   a->diagonal = on_device(diagonal, "tessera::csr[diagonal]");
   return a;
 }
@@ -262,6 +294,13 @@ std::shared_ptr<const CsrData> csr_from_rows_bytes(DType type, const Shape& shap
   mine.first = first_row;
   const Cuts& cuts = *balanced_tiling({shape[0]}, "csr_from_rows").cuts[0];
   return build(type, shape, nnz, to_tiles(mine, cuts, size_of(type), collective.comm()), collective.comm());
+}
+
+std::shared_ptr<const CsrData> csr_with_int64_columns(const CsrData& a) {
+  auto w = std::make_shared<CsrData>(a);
+  w->owned = widened(a.owned);
+  w->ghost = widened(a.ghost);
+  return w;
 }
 
 Shape csr_shape(const CsrData& a) { return {a.rows, a.cols}; }

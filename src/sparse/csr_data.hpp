@@ -3,19 +3,36 @@
 // The owned block has the columns whose entries of x this rank owns (indices into its tile of x);
 // the ghost block the others, renumbered into the image's ghost buffer (tasks/image.hpp), whose
 // plan it keeps. Built once (sparse/csr.cpp), immutable, read by the SpMV task (sparse/spmv.cpp).
+//
+// Column indices are local (into the tile of x, or into the ghost buffer), so a block stores them
+// as int32 whenever its local column space has at most 2^31 entries, which is always the case in
+// practice; int64 is the fallback beyond (a rank holding 2^31 entries of x). Row pointers stay
+// int64: a rank's nonzeros may exceed 2^31 on a large GPU, and they cost 8 bytes per row, not per
+// nonzero. An SpMV of float64 then reads 12 bytes of matrix per nonzero (docs/LINALG.md).
 
 #include <cstdint>
 #include <memory>
 
+#include "tessera/core/dtype.hpp"
 #include "tessera/core/kokkos_compat.hpp"
 #include "tessera/tasks/image.hpp"
 
 namespace tessera::detail {
 
+enum class IndexWidth { Int32, Int64 };
+
+// The narrowest width that holds every index of a local column space of `extent` columns
+// (indices 0 .. extent - 1).
+constexpr IndexWidth column_index_width(std::int64_t extent) {
+  return extent <= (std::int64_t(1) << 31) ? IndexWidth::Int32 : IndexWidth::Int64;
+}
+
 struct CsrBlock {
   Kokkos::View<std::int64_t*, MemSpace> ptr;  // local rows + 1
-  Kokkos::View<std::int64_t*, MemSpace> col;
-  Kokkos::View<char*, MemSpace> val;  // entries of the matrix's type
+  IndexWidth width = IndexWidth::Int32;       // which of col32 and col64 holds the column indices
+  Kokkos::View<std::int32_t*, MemSpace> col32;
+  Kokkos::View<std::int64_t*, MemSpace> col64;  // empty unless width is Int64
+  Kokkos::View<char*, MemSpace> val;            // entries of the matrix's type
 };
 
 struct CsrData {
@@ -28,5 +45,9 @@ struct CsrData {
   Kokkos::View<char*, MemSpace> diagonal;  // A[i, i] of this rank's rows (0 where absent)
   std::shared_ptr<const ImagePlan> image;
 };
+
+// The same matrix with int64 column indices in both blocks, sharing everything else: the
+// fallback's kernel under test without a matrix of 2^31 columns per rank (tests/test_sparse.cpp).
+std::shared_ptr<const CsrData> csr_with_int64_columns(const CsrData& a);
 
 }  // namespace tessera::detail

@@ -14,11 +14,11 @@ namespace tessera::detail {
 namespace {
 
 // y[i] (+)= sum over row i of block b of val * x[col]; generated code on every backend (cuSPARSE
-// on GPUs is measured against it later: docs/LINALG.md).
-template <class T>
-void block_product(const CsrBlock& b, std::int64_t rows, const T* x, T* y, bool accumulate, const char* label) {
-  if (rows == 0) return;
-  const auto ptr = b.ptr, col = b.col;
+// on GPUs is measured against it later: docs/LINALG.md). Index: the width of b's column indices.
+template <class T, class Index>
+void block_product(const CsrBlock& b, const Kokkos::View<Index*, MemSpace>& col, std::int64_t rows, const T* x, T* y,
+                   bool accumulate, const char* label) {
+  const auto ptr = b.ptr;
   const T* val = reinterpret_cast<const T*>(b.val.data());
   Kokkos::parallel_for(
       label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, rows), KOKKOS_LAMBDA(std::int64_t i) {
@@ -26,6 +26,15 @@ void block_product(const CsrBlock& b, std::int64_t rows, const T* x, T* y, bool 
         for (std::int64_t k = ptr(i); k < ptr(i + 1); ++k) s += val[k] * x[col(k)];
         y[i] = s;
       });
+}
+
+template <class T>
+void block_product(const CsrBlock& b, std::int64_t rows, const T* x, T* y, bool accumulate, const char* label) {
+  if (rows == 0) return;
+  if (b.width == IndexWidth::Int32)
+    block_product(b, b.col32, rows, x, y, accumulate, label);
+  else
+    block_product(b, b.col64, rows, x, y, accumulate, label);
 }
 
 template <class T>

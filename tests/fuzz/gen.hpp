@@ -6,6 +6,7 @@
 //   generator_exprs.cpp   expressions: literals, 0-d operands, unary / binary / where, axis
 //                         reductions and shape operations;
 //   generator_idioms.cpp  the idioms of real programs (stencils, sweeps, centering, k-means ...);
+//   generator_products.cpp  matmul and SpMV nodes, and the steps that use their results;
 //   generator.cpp         the steps, loops and whole programs.
 
 #include <optional>
@@ -18,6 +19,9 @@
 namespace fuzz {
 
 extern const std::vector<double> kFloatLits;
+
+// A small random sparse matrix for a program's SpMV nodes (generator_products.cpp).
+Csr random_csr(Rng& r);
 
 struct Gen {
   Rng& r;
@@ -74,6 +78,15 @@ struct Gen {
   Expr gen(const Shape& S, int depth, int anchor);
   // An expression of shape S exactly (a view if the attempt gives another shape).
   Expr gen_exact(const Shape& S, int depth, int anchor);
+
+  // Products (generator_products.cpp).
+  bool viewable(const Shape& S) const;  // some array can be viewed as S
+  // An operand of shape S exactly: a view, or a temporary computed before the product.
+  Expr product_operand(const Shape& S, int depth, int anchor);
+  // A float64 product of shape S exactly (0-d: an inner product; 1-D: matvec, vecmat or SpMV;
+  // 2-D: GEMM), or a view of shape S if none can be made.
+  Expr gen_product(const Shape& S, int depth, int anchor);
+  std::vector<Step> product();
 
   // Steps (generator.cpp).
   Step create();

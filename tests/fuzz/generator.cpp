@@ -193,7 +193,7 @@ std::vector<Step> Gen::propose() {
   int big = 0;  // arrays large enough to be split over the ranks
   for (int k : arrays()) big += volume(shape_of(k)) >= 6;
   if (arrays().empty() || live_count() < 3 || r.chance(big < 3 ? 0.5 : 0.06)) return {create()};
-  switch (r.weighted({3.0, 1.0, 0.8, 1.5, 2.0, 0.5, 2.2, 0.5, 1.0})) {
+  switch (r.weighted({3.0, 1.0, 0.8, 1.5, 2.0, 0.5, 2.2, 0.5, 1.0, 0.8})) {
     case 0: return {bind()};
     case 1: return {bind_scalar()};
     case 2: return {view()};
@@ -219,7 +219,8 @@ std::vector<Step> Gen::propose() {
       if (s.kind == SK::Move && s.dst == s.src) s.dst = (s.dst + 1) % kSlots;
       return {s};
     }
-    default: return loop();
+    case 8: return loop();
+    default: return product();
   }
 }
 
@@ -234,13 +235,15 @@ std::vector<Step> Gen::loop() {
   std::vector<Step> body;
   const int n = 1 + r.below(3);
   for (int k = 0; k < n; ++k) {
-    const int w = r.weighted({2, 2, 1});
+    const int w = r.weighted({2, 2, 1, 0.6});
     if (w == 0) {
       Step s = bind();
       if (s.rhs.op == Op::Leaf) continue;
       body.push_back(s);
     } else if (w == 1) {
       body.push_back(write(SK::Compound));
+    } else if (w == 3) {
+      for (const Step& s : product()) body.push_back(s);
     } else {
       for (const Step& s : pattern()) body.push_back(s);
     }
@@ -279,7 +282,9 @@ Program generate(std::uint64_t seed, std::int64_t target_ops) {
   Rng r(seed);
   p.window = r.pick(std::vector<int>{64, 8, 23, 256, 3});
   target_ops += r.below(target_ops / 5 + 1) - target_ops / 10;
+  if (r.chance(0.6)) p.csr = random_csr(r);
   RState st;
+  if (p.csr.rows > 0) st.csr = &p.csr;
   std::int64_t ops = 0, since_check = 0, next_check = 40 + r.below(50);
   int rejects = 0;
   while (ops < target_ops && rejects < 20000) {

@@ -1,5 +1,6 @@
 // The generator's expressions: literals, 0-d operands, unary and binary operations, where, clip,
-// casts, axis reductions and shape operations, over views of a launch-domain shape (see gen.hpp).
+// casts, axis reductions, shape operations and (generator_products.cpp) products, over views of a
+// launch-domain shape (see gen.hpp).
 
 #include <algorithm>
 #include <cmath>
@@ -277,12 +278,13 @@ Expr Gen::gen_shape_op(const Shape& S, int depth, int anchor) {
 Expr Gen::gen(const Shape& S, int depth, int anchor) {
   if (depth <= 0 || r.chance(0.2)) return leaf_for(S, anchor);
   for (int attempt = 0; attempt < 3; ++attempt) {
-    const int cat = r.weighted({3, 4.5, 1.5, 0.7, 0.5});
+    const int cat = r.weighted({3, 4.5, 1.5, 0.7, 0.5, S.size() <= 2 ? 0.25 : 0.0});
     Expr e = cat == 0   ? gen_unary(S, depth, anchor)
              : cat == 1 ? gen_binary(S, depth, anchor)
              : cat == 2 ? gen_where(S, depth, anchor)
              : cat == 3 ? gen_axis_reduction(S, depth, anchor)
-                        : gen_shape_op(S, depth, anchor);
+             : cat == 4 ? gen_shape_op(S, depth, anchor)
+                        : gen_product(S, depth, anchor);
     if (ok(e)) return e;
   }
   return leaf_for(S, anchor);

@@ -174,6 +174,8 @@ std::string show(const Expr& e) {
     case Op::HStack: return show_stack("hstack", e, false);
     case Op::VStack: return show_stack("vstack", e, false);
     case Op::Reshape: return "ts::reshape(" + k(0) + ", " + show_shape(e.dims) + ")";
+    case Op::MatMul: return "ts::matmul(" + k(0) + ", " + k(1) + ")";
+    case Op::SpMV: return "ts::matmul(A, " + k(0) + ")";
   }
   return "?";
 }
@@ -182,6 +184,15 @@ std::string show_shape(const Shape& s) {
   std::string out = "{";
   for (std::size_t d = 0; d < s.size(); ++d) out += (d ? ", " : "") + std::to_string(s[d]);
   return out + "}";
+}
+
+std::string show(const Csr& a) {
+  std::string ptr, idx, val;
+  for (std::size_t k = 0; k < a.indptr.size(); ++k) ptr += (k ? ", " : "") + std::to_string(a.indptr[k]);
+  for (std::size_t k = 0; k < a.indices.size(); ++k) idx += (k ? ", " : "") + std::to_string(a.indices[k]);
+  for (std::size_t k = 0; k < a.values.size(); ++k) val += (k ? ", " : "") + fmt_double(a.values[k]);
+  return "A = ts::csr_from_host<double>(" + show_shape({a.rows, a.cols}) + ", {" + ptr + "}, {" + idx + "}, {" + val +
+         "});";
 }
 
 std::string show(const Step& s) {

@@ -1,7 +1,8 @@
 #pragma once
 // A fuzz program: a sequence of steps over a pool of kSlots named handles v0..v7 (creation,
 // expression trees bound to a handle, views, assign and compound assignment into views, drops,
-// swaps, moves, flushes and checks), and its printing as C++-like pseudo-code.
+// swaps, moves, flushes and checks), optionally one sparse matrix A that SpMV nodes multiply by,
+// and its printing as C++-like pseudo-code.
 //
 //   [3] v1 = v0(ts::all, ts::slice(0, -1));  // view
 //   [4] v4 = ts::tanh(v4);
@@ -9,6 +10,8 @@
 //   [28] v3(ts::slice(0, ts::end, 2), ts::slice(0, 2)) -= (v7 * v3(ts::slice(1, 3), ts::slice(0, 2)));
 //   [64] v0 = (ts::sum(v6(ts::newaxis, 3)) * v2(ts::slice(1, 12, 2), ts::newaxis));
 //   [71] check(v2.to_host());
+//   [80] v5 = (v1 - ts::matmul(A, v1)) * 0.25;
+//   [93] v6(ts::all, 2) += ts::matmul(v3, v0(ts::slice(0, 5)));
 
 #include <cstdint>
 #include <string>
@@ -80,7 +83,9 @@ enum class Op {
   Concat,
   HStack,
   VStack,
-  Reshape
+  Reshape,  //
+  MatMul,   // products: ts::matmul of two arrays (1-D or 2-D), float64
+  SpMV      // ts::matmul(A, x) by the program's sparse matrix
 };
 inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::Ge; }
 inline bool is_compare(Op op) { return op >= Op::Eq && op <= Op::Ge; }
@@ -89,6 +94,8 @@ inline bool is_bitwise(Op op) { return op == Op::BitAnd || op == Op::BitOr || op
 inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::CountNonzero; }
 // Reductions that take an axis (Vdot and Norm are over everything only).
 inline bool takes_axis(Op op) { return is_reduction(op) && op != Op::Vdot && op != Op::Norm; }
+inline bool is_product(Op op) { return op == Op::MatMul || op == Op::SpMV; }
+inline bool is_shape_op(Op op) { return op >= Op::Transpose && op <= Op::Reshape; }
 inline bool is_stack(Op op) { return op == Op::Concat || op == Op::HStack || op == Op::VStack; }
 
 // One entry of an index expression: ts::all, ts::slice(start, stop or ts::end[, step]), an
@@ -150,9 +157,18 @@ inline Op compound_op(char cop) {
   }
 }
 
+// The program's sparse matrix, float64 CSR with sorted column indices, made once before the first
+// step (ts::csr_from_host<double>); rows == 0: the program has none.
+struct Csr {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::int64_t> indptr{0}, indices;
+  std::vector<double> values;
+};
+
 struct Program {
   std::uint64_t seed = 0;
   int window = 64;
+  Csr csr;
   std::vector<Step> steps;
 };
 
@@ -177,5 +193,6 @@ std::string fmt_double(double v);
 std::string show(const Expr& e);
 std::string show_shape(const Shape& s);
 std::string show(const Step& s);
+std::string show(const Csr& a);  // "A = ts::csr_from_host<double>(...);"
 
 }  // namespace fuzz

@@ -83,7 +83,17 @@ RArr eval(const Expr& e, const RState& st, Ctx& c) {
     if (!c.ok()) return out;
     return reduce(e, a, e.op == Op::Vdot ? &b : nullptr, c);
   }
-  if (e.op >= Op::Transpose) {
+  if (is_product(e.op)) {
+    // A product is a task that moves its operands (redistributions, a sum across the grid): it
+    // counts as four ops toward a program's size, so that programs with products cost about
+    // what programs without them do.
+    c.ops += 3;
+    std::vector<RArr> kids;
+    for (const Expr& k : e.kids) kids.push_back(eval_strong(k, st, c));
+    if (!c.ok()) return out;
+    return product(e, kids, st.csr, c);
+  }
+  if (is_shape_op(e.op)) {
     std::vector<RArr> kids;
     for (const Expr& k : e.kids) kids.push_back(eval(k, st, c));
     if (!c.ok()) return out;
@@ -331,6 +341,7 @@ void apply_step(RState& st, const Step& s, int index, Ctx& c, std::vector<Snap>*
 
 bool run_reference(const Program& p, std::vector<Snap>& snaps, std::string* why, std::vector<std::string>* notes) {
   RState st;
+  if (p.csr.rows > 0) st.csr = &p.csr;
   for (std::size_t k = 0; k < p.steps.size(); ++k) {
     Ctx c;
     apply_step(st, p.steps[k], static_cast<int>(k), c, &snaps);

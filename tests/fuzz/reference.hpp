@@ -4,8 +4,9 @@
 // broadcasting and promotion rules (NEP 50 weak C++ scalars), integer wraparound, true division,
 // bool or/and, NaN-propagating maximum/minimum, Python's remainder, bitwise ops on bools and
 // integers, signed zeros as NumPy gives them (arctan2 and % tell them apart), reductions over
-// everything or along an axis (argmin/argmax: first occurrence, NaN first) and the shape
-// operations transpose, roll, concatenate/hstack/vstack and reshape.
+// everything or along an axis (argmin/argmax: first occurrence, NaN first), the shape
+// operations transpose, roll, concatenate/hstack/vstack and reshape, and float64 products
+// (matmul of 1-D and 2-D arrays, the SpMV by the program's sparse matrix).
 //
 // It also tracks, per element, a bound on how far any correct implementation may differ (0 =
 // bit-exact: the value only went through correctly rounded operations that cannot be
@@ -54,8 +55,10 @@ RSlot whole(std::shared_ptr<Base> base);
 
 struct RState {
   std::vector<std::optional<RSlot>> slots = std::vector<std::optional<RSlot>>(kSlots);
+  const Csr* csr = nullptr;  // the program's sparse matrix, if it has one
   RState clone() const {
     RState out;
+    out.csr = csr;
     std::unordered_map<const Base*, std::shared_ptr<Base>> map;
     for (int k = 0; k < kSlots; ++k) {
       if (!slots[k]) continue;
@@ -123,8 +126,13 @@ void check_budget(const Base& b, Ctx& c);
 
 // Reductions (reference_reduce.cpp): e.op of a, or vdot(a, *b), over everything or along e.axis.
 RArr reduce(const Expr& e, const RArr& a, const RArr* b, Ctx& c);
+// A float64 sum of terms in an order the implementation chooses, with the bound of a sum's
+// (reference_reduce.cpp): the inner products of matmul and SpMV.
+EV sum_any_order(const std::vector<EV>& terms, Ctx& c);
 // Shape operations (reference_shapes.cpp): e.op of the evaluated kids.
 RArr shape_op(const Expr& e, const std::vector<RArr>& kids, Ctx& c);
+// Products (reference_products.cpp): matmul of kids[0] and kids[1], or the SpMV of kids[0] by csr.
+RArr product(const Expr& e, const std::vector<RArr>& kids, const Csr* csr, Ctx& c);
 
 // Expressions and steps (reference.cpp).
 RArr eval(const Expr& e, const RState& st, Ctx& c);

@@ -146,6 +146,8 @@ EV fold(Op op, const Plan& p, const std::vector<EV>& terms, Ctx& c) {
 
 }  // namespace
 
+EV sum_any_order(const std::vector<EV>& terms, Ctx& c) { return fold(Op::Sum, Plan{DT::F64, DT::F64}, terms, c); }
+
 RArr reduce(const Expr& e, const RArr& a, const RArr* b, Ctx& c) {
   RArr out;
   if (e.op == Op::Vdot && (!b || a.shape != b->shape)) {

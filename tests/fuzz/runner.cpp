@@ -157,7 +157,7 @@ class Runner {
       case SK::Flush: rt_.flush(); return;
     }
   }
-  explicit Runner(ts::Runtime& rt) : rt_(rt) {}
+  Runner(ts::Runtime& rt, const Csr& a) : rt_(rt), a_(a) {}
 
  private:
   static Snap snap(const AV& a, bool use_item, int index) {
@@ -330,8 +330,37 @@ class Runner {
       case Op::Concat:
       case Op::HStack:
       case Op::VStack: return stack(e);
+      case Op::MatMul: return matmul(e);
+      case Op::SpMV: {
+        const AV x = eval(e.kids[0]);
+        if (!std::holds_alternative<ts::Array<double>>(x)) throw std::logic_error("an SpMV of a non-float64 vector");
+        return ts::matmul(matrix(), std::get<ts::Array<double>>(x));
+      }
     }
     throw std::logic_error("unknown expression");
+  }
+
+  // ts::matmul of two arrays whose product is float64 (the reference accepts no other).
+  AV matmul(const Expr& e) {
+    const AV a = eval(e.kids[0]), b = eval(e.kids[1]);
+    return std::visit(
+        [](const auto& x, const auto& y) -> AV {
+          using R = typename decltype(ts::matmul(x, y))::value_type;
+          if constexpr (std::is_same_v<R, double>)
+            return ts::matmul(x, y);
+          else
+            throw std::logic_error("a product that is not float64");
+        },
+        a, b);
+  }
+
+  // The program's sparse matrix, made at its first SpMV (a collective: every rank gets there).
+  const ts::CsrMatrix<double>& matrix() {
+    if (!csr_) {
+      if (a_.rows == 0) throw std::logic_error("an SpMV in a program without a sparse matrix");
+      csr_ = ts::csr_from_host<double>({a_.rows, a_.cols}, a_.indptr, a_.indices, a_.values);
+    }
+    return *csr_;
   }
 
   // concatenate, hstack or vstack of arrays of one element type (the reference accepts no other).
@@ -354,6 +383,8 @@ class Runner {
   }
 
   ts::Runtime& rt_;
+  const Csr& a_;
+  std::optional<ts::CsrMatrix<double>> csr_;
   std::vector<std::optional<AV>> slots_ = std::vector<std::optional<AV>>(kSlots);
 };
 
@@ -392,7 +423,7 @@ std::vector<Snap> run_tessera(const Program& p, bool fused, Totals& totals) {
   ts::Runtime rt(argc, argv, cfg);
   std::vector<Snap> snaps;
   {
-    Runner run(rt);
+    Runner run(rt, p.csr);
     for (std::size_t k = 0; k <= p.steps.size(); ++k) {  // the last: the final flush
       std::string mine, message;
       bool threw = false;
