@@ -121,25 +121,35 @@ td::Program interleaving_program() {
   return p;
 }
 
-// The programs launched while `work` runs and the runtime flushes (each also goes to the corpus).
-std::vector<td::Program>& captured() {
-  static std::vector<td::Program> programs;
-  return programs;
+// The launches recorded while the observer is `capture` (each also goes to the corpus).
+struct Launched {
+  td::Program program;
+  int nargs;
+  td::KernelShape shape;
+};
+std::vector<Launched>& launched() {
+  static std::vector<Launched> launches;
+  return launches;
 }
 void capture(const td::Program& program, int nargs, const td::KernelShape& shape) {
   observe(program, nargs, shape);
-  captured().push_back(program);
+  launched().push_back({program, nargs, shape});
 }
+// The launches of `work`, run and flushed.
 template <class F>
-td::Program longest_program_of(ts::Runtime& rt, F&& work) {
-  captured().clear();
+const std::vector<Launched>& launches_of(ts::Runtime& rt, F&& work) {
+  launched().clear();
   td::set_launch_observer(&capture);
   work();
   rt.flush();
   td::set_launch_observer(&observe);
+  return launched();
+}
+template <class F>
+td::Program longest_program_of(ts::Runtime& rt, F&& work) {
   td::Program longest;
-  for (const td::Program& p : captured())
-    if (p.code.size() > longest.code.size()) longest = p;
+  for (const Launched& l : launches_of(rt, work))
+    if (l.program.code.size() > longest.code.size()) longest = l.program;
   return longest;
 }
 
@@ -238,7 +248,7 @@ TEST(JitCodegen, ManyLoadsRunOneElementPerThread) {
   using tessera::DType;
   td::Program p;  // r0 = load a0; r0 += load a1 ... a8; store a9 <- r0
   p.code.push_back({td::OpCode::Load, DType::Float64, DType::Bool, 0, 0, 0, 0});
-  for (int a = 1; a < 9; ++a) {
+  for (std::uint16_t a = 1; a < 9; ++a) {
     p.code.push_back({td::OpCode::Load, DType::Float64, DType::Bool, 1, a, 0, 0});
     p.code.push_back({td::OpCode::Add, DType::Float64, DType::Bool, 0, 0, 1, 0});
   }
@@ -436,23 +446,9 @@ TEST_F(TesseraTest, AxisReductionsAndArgKindsCompile) {
 // k-means step in float64 and float32, an inner mean along the middle axis, an inner sum along
 // the first axis, integers, and an inner argmin (its index is the value the outer max sees); each
 // program is compiled here (and joins the corpus).
-struct Launched {
-  td::Program program;
-  int nargs;
-  td::KernelShape shape;
-};
-std::vector<Launched>& launched_nested() {
-  static std::vector<Launched> launches;
-  return launches;
-}
-void capture_nested(const td::Program& program, int nargs, const td::KernelShape& shape) {
-  observe(program, nargs, shape);
-  if (program.nested.dim >= 0) launched_nested().push_back({program, nargs, shape});
-}
-
 TEST_F(TesseraTest, NestedReductionsCompile) {
-  launched_nested().clear();
-  td::set_launch_observer(&capture_nested);
+  launched().clear();
+  td::set_launch_observer(&capture);
   // Results are kept in variables, never read in the same expression: an expression's temporaries
   // (the inner results) live until it ends, so .to_host() there would see them held, not nested.
   auto P = ts::random<double>({13, 3}, 1), C = ts::random<double>({4, 3}, 2);
@@ -473,7 +469,10 @@ TEST_F(TesseraTest, NestedReductionsCompile) {
   td::KernelCache cache("", 90);
   tessera::Stats stats;
   int staged = 0;
-  for (const Launched& l : launched_nested()) {
+  std::size_t nested = 0;
+  for (const Launched& l : launched()) {
+    if (l.program.nested.dim < 0) continue;
+    ++nested;
     const td::GeneratedKernel g = td::generate_cuda(l.program, l.nargs, l.shape, 4);
     EXPECT_EQ(g.elements, 1);
     EXPECT_TRUE(g.finish_name.empty());
@@ -488,7 +487,7 @@ TEST_F(TesseraTest, NestedReductionsCompile) {
     // Without assumptions (no staging, strided arguments): the other form of the same kernel.
     EXPECT_FALSE(cache.cubin(td::generate_cuda(l.program, l.nargs, {}, 1), stats).empty());
   }
-  EXPECT_EQ(launched_nested().size(), 6u);
+  EXPECT_EQ(nested, 6u);
   // The centroids are staged wherever the outputs are the points (all but the argmax over (k, d)).
   EXPECT_EQ(staged, 5);
 }
@@ -528,34 +527,22 @@ TEST(JitCodegen, BatchesOfSmallProgramsCompile) {
 // into the fresh buffer the grid is renamed to: the same layout) step alike along rows, so the
 // kernel computes one row offset per row for all 28 arguments (KernelShape::same_rows) and,
 // with 27 loads live at once, runs one element per thread.
-std::vector<Launched>& launched_all() {
-  static std::vector<Launched> launches;
-  return launches;
-}
-void capture_all(const td::Program& program, int nargs, const td::KernelShape& shape) {
-  observe(program, nargs, shape);
-  launched_all().push_back({program, nargs, shape});
-}
-
 TEST_F(TesseraTest, ViewsOfOneStoreShareTheirRowOffsets) {
   const std::int64_t m = 12;
   auto grid = ts::random<double>({m, m, m}, 3);
   rt().flush();
-  launched_all().clear();
-  td::set_launch_observer(&capture_all);
   auto s = [](int k) { return k == 0 ? ts::slice(0, -2) : k == 1 ? ts::slice(1, -1) : ts::slice(2, ts::end); };
-  {  // the sums die before the window runs: temporaries of one group, as in the program
+  const std::vector<Launched>& launches = launches_of(rt(), [&] {
+    // The sums die before the window runs: temporaries of one group, as in the program.
     ts::Array<double> sum = grid(s(0), s(0), s(0));
     for (int k = 1; k < 27; ++k) sum = sum + grid(s(k / 9), s(k / 3 % 3), s(k % 3));
     grid(s(1), s(1), s(1)).assign(0.037 * sum);
-  }
-  rt().flush();
-  td::set_launch_observer(&observe);
+  });
   // One launch per rank, or several where the interior runs while the halos travel and the
   // edges after (np > 1): the same program over parts of the domain.
-  ASSERT_FALSE(launched_all().empty());
+  ASSERT_FALSE(launches.empty());
   const Launched* rows = nullptr;
-  for (const Launched& l : launched_all()) {
+  for (const Launched& l : launches) {
     ASSERT_EQ(l.nargs, 28);
     if (!l.shape.flat) rows = &l;
   }

@@ -87,6 +87,22 @@ KOKKOS_INLINE_FUNCTION void join_accumulators(Accumulators& dst, const Accumulat
                                               int n) {
   for (int k = 0; k < n; ++k) fold_value(slots[k], dst.slot[k].v, dst.slot[k].index, src.slot[k].v, src.slot[k].index);
 }
+KOKKOS_INLINE_FUNCTION void init_accumulators(Accumulators& acc, const ReduceSlot* slots, int n) {
+  for (int k = 0; k < n; ++k) reduce_identity(acc.slot[k].v, acc.slot[k].index, slots[k]);
+}
+#ifdef TESSERA_KOKKOS_VOLATILE_JOIN
+// Kokkos 3's volatile join: through plain copies (Value has no volatile assignment).
+KOKKOS_INLINE_FUNCTION void join_accumulators(volatile Accumulators& dst, const volatile Accumulators& src,
+                                              const ReduceSlot* slots, int n) {
+  Accumulators d, s;
+  for (int k = 0; k < n; ++k) {
+    d.slot[k].v.i64 = dst.slot[k].v.i64, d.slot[k].index.i64 = dst.slot[k].index.i64;
+    s.slot[k].v.i64 = src.slot[k].v.i64, s.slot[k].index.i64 = src.slot[k].index.i64;
+  }
+  join_accumulators(d, s, slots, n);
+  for (int k = 0; k < n; ++k) dst.slot[k].v.i64 = d.slot[k].v.i64, dst.slot[k].index.i64 = d.slot[k].index.i64;
+}
+#endif
 
 // The reductions of `program` as the kernels see them; returns how many.
 inline int reduce_slots(const Program& program, ReduceSlot* slots) {

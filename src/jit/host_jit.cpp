@@ -137,19 +137,11 @@ struct HostRun {
   void operator()(std::int64_t c, Accumulators& acc) const {
     fn(*p, c * chunk, std::min(items, (c + 1) * chunk), &acc.slot[0].v);
   }
-  void init(Accumulators& acc) const {
-    for (int k = 0; k < nreduce; ++k) reduce_identity(acc.slot[k].v, acc.slot[k].index, slots[k]);
-  }
+  void init(Accumulators& acc) const { init_accumulators(acc, slots, nreduce); }
   void join(Accumulators& dst, const Accumulators& src) const { join_accumulators(dst, src, slots, nreduce); }
 #ifdef TESSERA_KOKKOS_VOLATILE_JOIN
   void join(volatile Accumulators& dst, const volatile Accumulators& src) const {
-    Accumulators d, s;
-    for (int k = 0; k < nreduce; ++k) {
-      d.slot[k].v.i64 = dst.slot[k].v.i64, d.slot[k].index.i64 = dst.slot[k].index.i64;
-      s.slot[k].v.i64 = src.slot[k].v.i64, s.slot[k].index.i64 = src.slot[k].index.i64;
-    }
-    join_accumulators(d, s, slots, nreduce);
-    for (int k = 0; k < nreduce; ++k) dst.slot[k].v.i64 = d.slot[k].v.i64, dst.slot[k].index.i64 = d.slot[k].index.i64;
+    join_accumulators(dst, src, slots, nreduce);
   }
 #endif
 };

@@ -42,13 +42,6 @@ Step compound(Expr target, char cop, Expr rhs) {
   s.cop = cop;
   return s;
 }
-Step bind_to(int dst, Expr rhs) {
-  Step s;
-  s.kind = SK::Bind;
-  s.dst = dst;
-  s.rhs = std::move(rhs);
-  return s;
-}
 int other_than(int dst, int k) { return dst == k ? (k + 1) % kSlots : dst; }
 int other_than(int dst, int k, int j) {
   while (dst == k || dst == j) dst = (dst + 1) % kSlots;

@@ -24,14 +24,6 @@ std::vector<std::int64_t> lengths(const Gen& g) {
 
 Expr as_f64(const Gen& g, Expr e) { return g.type(e) == DT::F64 ? e : astype(std::move(e), DT::F64); }
 
-Step bind_to(int dst, Expr rhs) {
-  Step s;
-  s.kind = SK::Bind;
-  s.dst = dst;
-  s.rhs = std::move(rhs);
-  return s;
-}
-
 }  // namespace
 
 Csr random_csr(Rng& r) {

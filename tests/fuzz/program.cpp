@@ -47,6 +47,14 @@ Expr along(Op reduction, Expr k, int axis, bool keepdims) {
   return e;
 }
 
+Step bind_to(int dst, Expr rhs) {
+  Step s;
+  s.kind = SK::Bind;
+  s.dst = dst;
+  s.rhs = std::move(rhs);
+  return s;
+}
+
 std::vector<EV> host_values(DT t, std::int64_t n, std::uint64_t seed) {
   Rng r(seed);
   std::vector<EV> out(static_cast<std::size_t>(n));

@@ -178,6 +178,7 @@ Expr float_lit(double v);
 Expr node(Op op, std::vector<Expr> kids);
 Expr astype(Expr k, DT to);
 Expr along(Op reduction, Expr k, int axis, bool keepdims);  // ts::sum(k, axis, keepdims) and alike
+Step bind_to(int dst, Expr rhs);                            // slot dst = rhs (a new array)
 
 // Values of from_host arrays: small integers, dyadic floats (exact arithmetic) and random floats.
 struct EV {
