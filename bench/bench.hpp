@@ -33,6 +33,7 @@ struct Result {
   double ms_per_iter = 0, ms_per_iter_min = 0;
   double min_bytes_per_iter = 0;  // global: what any implementation must read and write
   double ops_per_iter = 0;        // array operations of tessera's formulation (0: not meaningful)
+  double flops_per_iter = 0;      // floating-point operations of the products (0: not reported)
   // Per iteration of the timed loop: kernels and allocations of the busiest rank; bytes and halo
   // bytes summed over the ranks (what the kernels read and wrote; what the ranks received).
   double kernels = 0, allocs = 0, bytes = 0, halo_bytes = 0;

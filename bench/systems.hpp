@@ -23,6 +23,9 @@ Result center(tessera::Runtime& rt, const Options& o);         // A - mean(A, 0)
 Result kmeans_assign(tessera::Runtime& rt, const Options& o);  // argmin of broadcast distances, n points
 Result stencil27(tessera::Runtime& rt, const Options& o);      // cuPyNumeric's 27-point stencil, (n+2)^3
 Result shallow_water(tessera::Runtime& rt, const Options& o);  // Lax-Wendroff step, (n+2)^2
+Result jacobi(tessera::Runtime& rt, const Options& o);         // cuPyNumeric's dense Jacobi, n x n
+Result gemm(tessera::Runtime& rt, const Options& o);           // C = A @ B, n x n
+Result logreg(tessera::Runtime& rt, const Options& o);         // cuPyNumeric's logistic regression, n x 32
 }  // namespace tessera_system
 
 namespace expert {

@@ -27,11 +27,13 @@ using bench::Result;
 
 const char* const kUsage =
     "usage: tessera-bench overhead|chain|stencil|halo|black_scholes|cg|sparse_cg|axis_sum|center|kmeans_assign|\n"
-    "                     stencil27|shallow_water [--system tessera|expert] [--n N] [--rows R] [--iters K]\n"
+    "                     stencil27|shallow_water|jacobi|gemm|logreg [--system tessera|expert] [--n N] [--rows R]\n"
+    "                     [--iters K]\n"
     "                     [--warmup W] [--fusion on|off] [--backend auto|interp|jit] [--json]\n"
     "  --n       1-D workloads: elements (kmeans_assign: points); 2-D workloads (stencil, halo, cg, axis_sum,\n"
     "            center): columns of the grid; stencil27, shallow_water: interior points per side;\n"
-    "            sparse_cg: unknowns per row of the grid (cg's interior: sparse_cg --n N is cg --n N+2)\n"
+    "            sparse_cg: unknowns per row of the grid (cg's interior: sparse_cg --n N is cg --n N+2);\n"
+    "            jacobi, gemm: the matrices' order; logreg: samples (of 32 features)\n"
     "  --rows    2-D workloads: rows of the grid (default: n); weak scaling over P ranks: --rows P*n\n"
     "  --system  expert: the hand-written Kokkos baseline (black_scholes, stencil, cg)\n"
     "  --fusion, --backend: tessera's Config::fusion and Config::backend (TESSERA_* variables win)\n";
@@ -89,8 +91,9 @@ Options parse(int argc, char** argv) {
   const bool grid = o.workload == "stencil" || o.workload == "halo" || o.workload == "cg" || o.workload == "axis_sum" ||
                     o.workload == "center" || o.workload == "sparse_cg";
   const bool cube = o.workload == "stencil27" || o.workload == "shallow_water";
+  const bool matrix = o.workload == "jacobi" || o.workload == "gemm";
   if (o.n == 0)
-    o.n = o.workload == "overhead" ? 16 : grid ? 256 : o.workload == "stencil27" ? 64 : cube ? 256 : 1 << 20;
+    o.n = o.workload == "overhead" ? 16 : grid ? 256 : o.workload == "stencil27" ? 64 : cube || matrix ? 256 : 1 << 20;
   if (!grid) o.rows = 1;  // --rows has no meaning for 1-D workloads
   if (o.rows == 0) o.rows = o.n;
   if (o.iters == 0)
@@ -115,7 +118,10 @@ Workload find(const Options& o) {
                                                           {"center", tsys::center},
                                                           {"kmeans_assign", tsys::kmeans_assign},
                                                           {"stencil27", tsys::stencil27},
-                                                          {"shallow_water", tsys::shallow_water}};
+                                                          {"shallow_water", tsys::shallow_water},
+                                                          {"jacobi", tsys::jacobi},
+                                                          {"gemm", tsys::gemm},
+                                                          {"logreg", tsys::logreg}};
   static const std::map<std::string, Workload> expert = {
       {"black_scholes", bench::expert::black_scholes}, {"stencil", bench::expert::stencil}, {"cg", bench::expert::cg}};
   const auto& table = o.system == "expert" ? expert : tessera;
@@ -167,6 +173,7 @@ void report(ts::Runtime& rt, const Options& o, const Result& r) {
         {"ms_per_iter", number(r.ms_per_iter, "%.6f")},
         {"ms_per_iter_min", number(r.ms_per_iter_min, "%.6f")},
         {"gbps", number(gbps, "%.3f")},
+        {"tflops", r.flops_per_iter > 0 ? number(r.flops_per_iter / (r.ms_per_iter * 1e-3) / 1e12, "%.3f") : "null"},
         {"kernels_per_iter", number(r.kernels, "%.3f")},
         {"bytes_per_iter", number(r.bytes, "%.1f")},
         {"min_bytes_per_iter", number(r.min_bytes_per_iter, "%.1f")},

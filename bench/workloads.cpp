@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace bench {
@@ -244,5 +245,87 @@ void poisson_rows(std::int64_t rows, std::int64_t cols, std::int64_t lo, std::in
 }
 
 }  // namespace sparse_cg
+
+namespace jacobi {
+
+Check check_rows(std::int64_t n, const std::vector<std::int64_t>& index, const std::vector<double>& x,
+                 const std::vector<double>& x_next) {
+  Check c{!index.empty(), true, ""};
+  const double tolerance = 2.0 * static_cast<double>(n + 2) * std::numeric_limits<double>::epsilon();  // both sums
+  double worst = 0;
+  for (std::size_t k = 0; k < index.size(); ++k) {
+    const std::int64_t i = index[k];
+    double rx = 0, scale = 0;  // (R x)_i, and the sum of its terms' magnitudes for the tolerance
+    for (std::int64_t j = 0; j < n; ++j)
+      if (j != i) {
+        rx += a(n, i, j) * x[static_cast<std::size_t>(j)];
+        scale += std::abs(a(n, i, j) * x[static_cast<std::size_t>(j)]);
+      }
+    const double want = (uniform(kSeedB, i) - rx) / a(n, i, i);
+    // Any order of summing n terms errs by at most about n eps of their magnitudes.
+    const double err = std::abs(x_next[k] - want) / ((1.0 + scale) / a(n, i, i));
+    if (!(err <= tolerance)) {
+      c.ok = false;
+      c.detail = "row " + std::to_string(i) + ": x " + format("%.17g", x_next[k]) + ", host " + format("%.17g", want);
+      return c;
+    }
+    worst = std::max(worst, err);
+  }
+  c.detail = "the last iteration at " + std::to_string(index.size()) + " rows matches the host (max error " +
+             format("%.1e", worst) + " of the row's terms)";
+  return c;
+}
+
+}  // namespace jacobi
+
+namespace gemm {
+
+Check check_entries(std::int64_t n, const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols,
+                    const std::vector<double>& got) {
+  Check c{!rows.empty(), true, ""};
+  const double tolerance = 2.0 * static_cast<double>(n + 2) * std::numeric_limits<double>::epsilon();  // both sums
+  double worst = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    double want = 0;  // all terms are positive: any order of summing them errs by n eps of the sum at most
+    for (std::int64_t l = 0; l < n; ++l) want += uniform(kSeedA, rows[k] * n + l) * uniform(kSeedB, l * n + cols[k]);
+    const double err = std::abs(got[k] - want) / want;
+    if (!(err <= tolerance)) {
+      c.ok = false;
+      c.detail = "C[" + std::to_string(rows[k]) + ", " + std::to_string(cols[k]) + "] " + format("%.17g", got[k]) +
+                 ", host " + format("%.17g", want);
+      return c;
+    }
+    worst = std::max(worst, err);
+  }
+  c.detail =
+      std::to_string(rows.size()) + " entries of C match the host (max rel. error " + format("%.1e", worst) + ")";
+  return c;
+}
+
+}  // namespace gemm
+
+namespace logreg {
+
+std::vector<double> host_weights(std::int64_t n, int steps) {
+  const std::int64_t f = kFeatures;
+  std::vector<double> X(static_cast<std::size_t>(n * f)), y(static_cast<std::size_t>(n)), w(f, 0.0);
+  for (std::int64_t i = 0; i < n * f; ++i) X[static_cast<std::size_t>(i)] = uniform(kSeedX, i);
+  for (std::int64_t i = 0; i < n; ++i) y[static_cast<std::size_t>(i)] = uniform(kSeedY, i);
+  std::vector<double> gradient(f);
+  for (int s = 0; s < steps; ++s) {
+    std::fill(gradient.begin(), gradient.end(), 0.0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double* row = &X[static_cast<std::size_t>(i * f)];
+      double score = 0;
+      for (std::int64_t k = 0; k < f; ++k) score += row[k] * w[static_cast<std::size_t>(k)];
+      const double error = y[static_cast<std::size_t>(i)] - 1.0 / (1.0 + std::exp(-score));
+      for (std::int64_t k = 0; k < f; ++k) gradient[static_cast<std::size_t>(k)] += error * row[k];
+    }
+    for (std::int64_t k = 0; k < f; ++k) w[static_cast<std::size_t>(k)] += kRate / static_cast<double>(n) * gradient[k];
+  }
+  return w;
+}
+
+}  // namespace logreg
 
 }  // namespace bench

@@ -139,4 +139,56 @@ void poisson_rows(std::int64_t rows, std::int64_t cols, std::int64_t lo, std::in
 
 }  // namespace sparse_cg
 
+namespace jacobi {
+
+// cuPyNumeric's dense Jacobi (examples/jacobi.py): A = rand(n, n) + n I (diagonally dominant),
+// b = rand(n), x0 = 0, R = A - diag(diag(A)), then x = (b - R @ x) / diag(A) per iteration. The
+// floor is reading R once: 8 n^2 bytes (the vectors add 32 n).
+constexpr std::uint64_t kSeedA = 19, kSeedB = 20;
+KOKKOS_INLINE_FUNCTION double a(std::int64_t n, std::int64_t i, std::int64_t j) {
+  return uniform(kSeedA, i * n + j) + (i == j ? static_cast<double>(n) : 0.0);
+}
+inline double min_bytes(std::int64_t n) { return 8.0 * static_cast<double>(n) * static_cast<double>(n + 4); }
+
+// x_next = (b - R x) / d at the rows `index`, on the host from the formulas, against the computed
+// x_next (x whole, x_next at those rows).
+Check check_rows(std::int64_t n, const std::vector<std::int64_t>& index, const std::vector<double>& x,
+                 const std::vector<double>& x_next);
+
+}  // namespace jacobi
+
+namespace gemm {
+
+// C = A @ B for n x n matrices of ts::random's values (seeds 21 and 22): 2 n^3 flops, and at least
+// A and B read and C written once (24 n^2 bytes).
+constexpr std::uint64_t kSeedA = 21, kSeedB = 22;
+inline double flops(std::int64_t n) {
+  return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+}
+
+// C's entries at (rows[k], cols[k]) recomputed on the host.
+Check check_entries(std::int64_t n, const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols,
+                    const std::vector<double>& got);
+
+}  // namespace gemm
+
+namespace logreg {
+
+// cuPyNumeric's logistic regression (examples/logreg.py), n samples of kFeatures features:
+// X = rand(n, F), y = rand(n) (the targets need not be labels: the benchmark does not need it to
+// converge, as cuPyNumeric's says), w0 = 0, and per step
+//   scores = X @ w; error = y - 1 / (1 + exp(-scores)); w += (kRate / n) * (error @ X).
+// The floor is reading X once per step, 8 n F bytes, plus y (8 n): one pass can do the whole step.
+constexpr std::int64_t kFeatures = 32;
+constexpr std::uint64_t kSeedX = 23, kSeedY = 24;
+constexpr double kRate = 1.0;
+inline double min_bytes(std::int64_t n) { return 8.0 * static_cast<double>(n) * (kFeatures + 1); }
+// Problems up to this many elements of X are also run on the host.
+constexpr std::int64_t kHostElements = std::int64_t(1) << 22;
+
+// `steps` steps on the host from w0 = 0: the weights.
+std::vector<double> host_weights(std::int64_t n, int steps);
+
+}  // namespace logreg
+
 }  // namespace bench

@@ -278,10 +278,12 @@ def measure(o, step, sync):
     return (time.perf_counter() - start) * 1e3 / o.iters, best
 
 
-def record(o, env, ms, ms_min, min_bytes, check, detail, checksum):
+def record(o, env, ms, ms_min, min_bytes, check, detail, checksum, flops=None):
     return {"workload": o.workload, "system": env.system, "ranks": env.ranks, "n": o.n, "rows": o.rows,
             "iters": o.iters, "warmup": o.warmup, "ms_per_iter": round(ms, 6), "ms_per_iter_min": round(ms_min, 6),
-            "gbps": round(min_bytes / (ms * 1e-3) / 1e9, 3), "kernels_per_iter": None, "bytes_per_iter": None,
+            "gbps": round(min_bytes / (ms * 1e-3) / 1e9, 3),
+            "tflops": round(flops / (ms * 1e-3) / 1e12, 3) if flops else None,
+            "kernels_per_iter": None, "bytes_per_iter": None,
             "min_bytes_per_iter": min_bytes, "halo_bytes_per_iter": None, "allocs_per_iter": None,
             "backend": env.backend, "version": env.version, "checksum": checksum,
             "check": "ok" if check else "FAILED", "check_detail": detail}
