@@ -188,6 +188,31 @@ TEST_F(TesseraTest, SpmvWithInt32AndInt64ColumnIndices) {
   }
 }
 
+// The ghost block keeps only the rows that reference other ranks' columns, in ascending order
+// (none on one rank: its kernel does not run), and the owned block every row.
+TEST_F(TesseraTest, GhostBlockKeepsOnlyRowsWithOffRankColumns) {
+  const HostCsr h = poisson(9);
+  auto A = ts::csr_from_host<double>({h.rows, h.cols}, h.indptr, h.indices, h.values);
+  const ts::detail::CsrData& a = *A.impl();
+  const auto [lo, hi] = balanced_part(h.rows, rt().rank(), rt().size());
+  std::vector<int64_t> want;
+  for (int64_t i = lo; i < hi; ++i)
+    for (int64_t k = h.indptr[i]; k < h.indptr[i + 1]; ++k)
+      if (h.indices[k] < lo || h.indices[k] >= hi) {
+        want.push_back(i - lo);
+        break;
+      }
+  EXPECT_TRUE(a.ghost.compressed);
+  EXPECT_FALSE(a.owned.compressed);
+  EXPECT_EQ(a.owned.ptr.extent(0), static_cast<size_t>(hi - lo + 1));
+  auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.ghost.rows);
+  EXPECT_EQ(std::vector<int64_t>(rows.data(), rows.data() + rows.extent(0)), want);
+  EXPECT_EQ(a.ghost.ptr.extent(0), want.size() + 1);
+  if (rt().size() == 1) EXPECT_TRUE(want.empty());
+  auto x = ts::from_host<double>({h.cols}, host_values(h.cols, 3));
+  EXPECT_TRUE(close(ts::matmul(A, x).to_host(), host_matvec(h, host_values(h.cols, 3)), 1e-13));
+}
+
 // Each SpMV receives exactly the entries of x its rows reference outside its tile of x: one image
 // exchange, no halo exchange, no redistribution.
 TEST_F(TesseraTest, SpmvMovesExactlyTheImage) {

@@ -129,11 +129,23 @@ Kokkos::View<T*, MemSpace> on_device(const std::vector<T>& host, const char* lab
 }
 
 // A block on the device, its column indices as narrow as its local column space of `extent`
-// columns allows.
+// columns allows; `compressed`: only the rows with entries are kept (csr_data.hpp).
 CsrBlock device_block(const std::vector<std::int64_t>& ptr, const std::vector<std::int64_t>& col,
-                      const std::vector<char>& val, std::int64_t extent) {
+                      const std::vector<char>& val, std::int64_t extent, bool compressed) {
   CsrBlock b;
-  b.ptr = on_device(ptr, "tessera::csr[ptr]");
+  b.compressed = compressed;
+  if (compressed) {
+    std::vector<std::int64_t> kept{0}, rows;
+    for (std::size_t i = 0; i + 1 < ptr.size(); ++i)
+      if (ptr[i + 1] > ptr[i]) {
+        rows.push_back(static_cast<std::int64_t>(i));
+        kept.push_back(ptr[i + 1]);
+      }
+    b.ptr = on_device(kept, "tessera::csr[ptr]");
+    b.rows = on_device(rows, "tessera::csr[rows]");
+  } else {
+    b.ptr = on_device(ptr, "tessera::csr[ptr]");
+  }
   b.width = column_index_width(extent);
   if (b.width == IndexWidth::Int32) {
     std::vector<std::int32_t> narrow(col.size());
@@ -224,8 +236,8 @@ std::shared_ptr<const CsrData> build(DType type, const Shape& shape, std::int64_
     optr.push_back(static_cast<std::int64_t>(ocol.size()));
     gptr.push_back(static_cast<std::int64_t>(gcol.size()));
   }
-  a->owned = device_block(optr, ocol, oval, hi - lo);
-  a->ghost = device_block(gptr, gcol, gval, plan->ghosts);
+  a->owned = device_block(optr, ocol, oval, hi - lo, false);
+  a->ghost = device_block(gptr, gcol, gval, plan->ghosts, true);
   a->diagonal = on_device(diagonal, "tessera::csr[diagonal]");
   return a;
 }

@@ -9,6 +9,11 @@
 // practice; int64 is the fallback beyond (a rank holding 2^31 entries of x). Row pointers stay
 // int64: a rank's nonzeros may exceed 2^31 on a large GPU, and they cost 8 bytes per row, not per
 // nonzero. An SpMV of float64 then reads 12 bytes of matrix per nonzero (docs/LINALG.md).
+//
+// The ghost block keeps only its rows that have entries (PETSc's compressed rows): few rows of a
+// tile reference other ranks' columns (a grid row's worth for the 2-D Poisson matrix), and a
+// kernel over every row would read all row pointers and y to add nothing to most of them; with
+// one rank the ghost block is empty and its kernel does not run.
 
 #include <cstdint>
 #include <memory>
@@ -28,8 +33,12 @@ constexpr IndexWidth column_index_width(std::int64_t extent) {
 }
 
 struct CsrBlock {
-  Kokkos::View<std::int64_t*, MemSpace> ptr;  // local rows + 1
-  IndexWidth width = IndexWidth::Int32;       // which of col32 and col64 holds the column indices
+  Kokkos::View<std::int64_t*, MemSpace> ptr;  // stored rows + 1
+  // Compressed: the local row of each stored row (ascending); otherwise every local row is stored,
+  // in order, and `rows` is empty.
+  bool compressed = false;
+  Kokkos::View<std::int64_t*, MemSpace> rows;
+  IndexWidth width = IndexWidth::Int32;  // which of col32 and col64 holds the column indices
   Kokkos::View<std::int32_t*, MemSpace> col32;
   Kokkos::View<std::int64_t*, MemSpace> col64;  // empty unless width is Int64
   Kokkos::View<char*, MemSpace> val;            // entries of the matrix's type

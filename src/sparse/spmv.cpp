@@ -13,28 +13,33 @@
 namespace tessera::detail {
 namespace {
 
-// y[i] (+)= sum over row i of block b of val * x[col]; generated code on every backend (cuSPARSE
-// on GPUs is measured against it later: docs/LINALG.md). Index: the width of b's column indices.
+// y[i] (+)= sum over row i of block b of val * x[col], over b's stored rows (all rows, or the
+// compressed block's rows with entries); generated code on every backend (cuSPARSE on GPUs is
+// measured against it later: docs/LINALG.md). Index: the width of b's column indices.
 template <class T, class Index>
-void block_product(const CsrBlock& b, const Kokkos::View<Index*, MemSpace>& col, std::int64_t rows, const T* x, T* y,
+void block_product(const CsrBlock& b, const Kokkos::View<Index*, MemSpace>& col, std::int64_t stored, const T* x, T* y,
                    bool accumulate, const char* label) {
   const auto ptr = b.ptr;
+  const auto rows = b.rows;
+  const bool compressed = b.compressed;
   const T* val = reinterpret_cast<const T*>(b.val.data());
   Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, rows), KOKKOS_LAMBDA(std::int64_t i) {
+      label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, stored), KOKKOS_LAMBDA(std::int64_t r) {
+        const std::int64_t i = compressed ? rows(r) : r;
         T s = accumulate ? y[i] : T(0);
-        for (std::int64_t k = ptr(i); k < ptr(i + 1); ++k) s += val[k] * x[col(k)];
+        for (std::int64_t k = ptr(r); k < ptr(r + 1); ++k) s += val[k] * x[col(k)];
         y[i] = s;
       });
 }
 
 template <class T>
-void block_product(const CsrBlock& b, std::int64_t rows, const T* x, T* y, bool accumulate, const char* label) {
-  if (rows == 0) return;
+void block_product(const CsrBlock& b, const T* x, T* y, bool accumulate, const char* label) {
+  const std::int64_t stored = static_cast<std::int64_t>(b.ptr.extent(0)) - 1;
+  if (stored <= 0) return;
   if (b.width == IndexWidth::Int32)
-    block_product(b, b.col32, rows, x, y, accumulate, label);
+    block_product(b, b.col32, stored, x, y, accumulate, label);
   else
-    block_product(b, b.col64, rows, x, y, accumulate, label);
+    block_product(b, b.col64, stored, x, y, accumulate, label);
 }
 
 template <class T>
@@ -65,9 +70,9 @@ class SpmvBody final : public TaskBody {
     const TileArg& x = c.args[1];
     using Phase = TileContext::Phase;
     if (c.phase != Phase::Ghosts)
-      block_product(a_->owned, a_->local_rows, reinterpret_cast<const T*>(x.data), y, false, "tessera::spmv[owned]");
+      block_product(a_->owned, reinterpret_cast<const T*>(x.data), y, false, "tessera::spmv[owned]");
     if (c.phase != Phase::Owned)
-      block_product(a_->ghost, a_->local_rows, reinterpret_cast<const T*>(x.image), y, true, "tessera::spmv[ghosts]");
+      block_product(a_->ghost, reinterpret_cast<const T*>(x.image), y, true, "tessera::spmv[ghosts]");
   }
   std::shared_ptr<const CsrData> a_;
 };
