@@ -7,9 +7,10 @@
 //   mpirun -n 4 ./tessera-sparse-cg --n 512 --iters 200 [--matrix apps/data/diffusion.mtx] [--check]
 //
 // Prints, per system and solver, the relative residual |r| / |b| of the recurrence and the
-// 2-norm of x, and the time per iteration of the Poisson system's CG. --check fails unless the recurrence's residual
-// agrees with b - A x computed anew (to 1e-10 of |b|), and the Poisson matrix built whole on every rank
-// (ts::csr_from_host) gives the same products as the one built by rows. The SciPy twin is sparse_cg.py.
+// 2-norm of x, and the time per iteration of the Poisson system's CG. --check fails unless the
+// recurrence's residual agrees with b - A x computed anew (to 1e-10 of |b|), and the Poisson
+// matrix built whole on every rank (ts::csr_from_host) gives the same products as the one built by
+// rows. The SciPy twin is sparse_cg.py.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

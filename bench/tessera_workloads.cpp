@@ -201,9 +201,10 @@ Result cg(ts::Runtime& rt, const Options& o) {
 
 // cg's problem with the Laplacian as a CSR matrix (workloads.hpp, sparse_cg): each rank builds its
 // block of rows and hands it to csr_from_rows, so construction scales with the ranks. tessera's
-// CSR keeps int32 column indices (local to the rank's tile of x and its ghosts: docs/LINALG.md)
-// while a rank's columns number at most 2^31, as here at any size the GPU holds. The iteration is cg's, on 1-D vectors
-// of the rows x cols unknowns; nothing in it waits for the device.
+// CSR keeps int32 row pointers and column indices (local to the rank's tile of x and its ghosts:
+// docs/LINALG.md) below 2^31 nonzeros and columns per rank, as here at any size the GPU holds.
+// The iteration is cg's, on 1-D vectors of the rows x cols unknowns; nothing in it waits for the
+// device.
 Result sparse_cg(ts::Runtime& rt, const Options& o) {
   const std::int64_t rows = o.rows, cols = o.n, size = rows * cols;
   const std::int64_t lo = size / rt.size() * rt.rank() + std::min<std::int64_t>(rt.rank(), size % rt.size());
@@ -260,9 +261,12 @@ Result sparse_cg(ts::Runtime& rt, const Options& o) {
   f.x = block(x);
   f.r = block(r);
   set_check(res, cg::check(rows + 2, cols + 2, o.warmup + o.iters, rt.size(), f));
-  // A rank's local columns: its tile of x, and one grid row of ghosts above and below.
-  const bool int32 = (size + rt.size() - 1) / rt.size() + 2 * cols <= (std::int64_t(1) << 31);
-  res.check_detail += "; " + std::to_string(A.nnz()) + " nonzeros (" + (int32 ? "int32" : "int64") + " column indices)";
+  // A rank's local columns: its tile of x, and one grid row of ghosts above and below; its
+  // nonzeros: at most 5 per row (docs/LINALG.md: 32-bit below 2^31 of either).
+  const std::int64_t local_rows = (size + rt.size() - 1) / rt.size(), limit = std::int64_t(1) << 31;
+  const bool int32 = local_rows + 2 * cols <= limit && 5 * local_rows < limit;
+  res.check_detail += "; " + std::to_string(A.nnz()) + " nonzeros (" + (int32 ? "int32" : "int64") +
+                      " row pointers and column indices)";
   res.checksum = f.rr;
   return res;
 }

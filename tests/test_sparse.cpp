@@ -156,9 +156,11 @@ TEST(Sparse, ColumnIndexWidth) {
   EXPECT_EQ(column_index_width(int64_t(1) << 40), IndexWidth::Int64);
 }
 
-// Both blocks of an ordinary matrix hold int32 column indices; the same matrix with int64 indices
-// (the fallback beyond 2^31 local columns) gives the same products.
-TEST_F(TesseraTest, SpmvWithInt32AndInt64ColumnIndices) {
+// Both blocks of an ordinary matrix hold int32 row pointers and column indices; the same matrix
+// with int64 ones (the fallbacks beyond 2^31 nonzeros or local columns), in each combination, gives
+// the same products.
+TEST_F(TesseraTest, SpmvWithInt32AndInt64Indices) {
+  using ts::detail::CsrBlock;
   using ts::detail::IndexWidth;
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{23, 19}, {9, 30}}) {
     SCOPED_TRACE(testing::Message() << rows << " x " << cols);
@@ -169,21 +171,28 @@ TEST_F(TesseraTest, SpmvWithInt32AndInt64ColumnIndices) {
     for (const auto& A : {ts::csr_from_host<double>({rows, cols}, h.indptr, h.indices, h.values),
                           from_uneven_rows<double>(h, rt().rank(), rt().size())}) {
       const ts::detail::CsrData& narrow = *A.impl();
-      ts::CsrMatrix<double> wide(ts::detail::csr_with_int64_columns(narrow));
-      const ts::detail::CsrData& w = *wide.impl();
       const int64_t entries = static_cast<int64_t>(narrow.owned.col32.extent(0) + narrow.ghost.col32.extent(0));
       EXPECT_EQ(all_sum(entries), static_cast<int64_t>(h.indices.size()));
-      for (const auto* b : {&narrow.owned, &narrow.ghost}) {
+      for (const CsrBlock* b : {&narrow.owned, &narrow.ghost}) {
         EXPECT_EQ(b->width, IndexWidth::Int32);
+        EXPECT_EQ(b->row_width, IndexWidth::Int32);
         EXPECT_EQ(b->col64.extent(0), 0u);
+        EXPECT_EQ(b->ptr64.extent(0), 0u);
       }
-      EXPECT_EQ(w.owned.width, IndexWidth::Int64);
-      EXPECT_EQ(w.ghost.width, IndexWidth::Int64);
-      EXPECT_EQ(w.owned.col64.extent(0), narrow.owned.col32.extent(0));
-      EXPECT_EQ(w.ghost.col64.extent(0), narrow.ghost.col32.extent(0));
-      if (rt().size() > 1) EXPECT_GT(all_sum(static_cast<int64_t>(w.ghost.col64.extent(0))), 0);
+      if (rt().size() > 1) EXPECT_GT(all_sum(static_cast<int64_t>(narrow.ghost.col32.extent(0))), 0);
       EXPECT_TRUE(close(ts::matmul(A, x).to_host(), want, 1e-13));
-      EXPECT_TRUE(close(ts::matmul(wide, x).to_host(), want, 1e-13));
+      for (auto [wide_rows, wide_columns] : {std::pair{true, false}, {false, true}, {true, true}}) {
+        SCOPED_TRACE(testing::Message() << "int64 row pointers " << wide_rows << ", column indices " << wide_columns);
+        ts::CsrMatrix<double> wide(ts::detail::csr_with_int64_indices(narrow, wide_rows, wide_columns));
+        const ts::detail::CsrData& w = *wide.impl();
+        for (auto [b, n] : {std::pair{&w.owned, &narrow.owned}, {&w.ghost, &narrow.ghost}}) {
+          EXPECT_EQ(b->row_width, wide_rows ? IndexWidth::Int64 : IndexWidth::Int32);
+          EXPECT_EQ(b->width, wide_columns ? IndexWidth::Int64 : IndexWidth::Int32);
+          EXPECT_EQ(b->stored_rows(), n->stored_rows());
+          EXPECT_EQ(wide_columns ? b->col64.extent(0) : b->col32.extent(0), n->col32.extent(0));
+        }
+        EXPECT_TRUE(close(ts::matmul(wide, x).to_host(), want, 1e-13));
+      }
     }
   }
 }
@@ -204,10 +213,10 @@ TEST_F(TesseraTest, GhostBlockKeepsOnlyRowsWithOffRankColumns) {
       }
   EXPECT_TRUE(a.ghost.compressed);
   EXPECT_FALSE(a.owned.compressed);
-  EXPECT_EQ(a.owned.ptr.extent(0), static_cast<size_t>(hi - lo + 1));
+  EXPECT_EQ(a.owned.stored_rows(), hi - lo);
   auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.ghost.rows);
   EXPECT_EQ(std::vector<int64_t>(rows.data(), rows.data() + rows.extent(0)), want);
-  EXPECT_EQ(a.ghost.ptr.extent(0), want.size() + 1);
+  EXPECT_EQ(a.ghost.stored_rows(), static_cast<int64_t>(want.size()));
   if (rt().size() == 1) EXPECT_TRUE(want.empty());
   auto x = ts::from_host<double>({h.cols}, host_values(h.cols, 3));
   EXPECT_TRUE(close(ts::matmul(A, x).to_host(), host_matvec(h, host_values(h.cols, 3)), 1e-13));

@@ -128,6 +128,15 @@ Kokkos::View<T*, MemSpace> on_device(const std::vector<T>& host, const char* lab
   return d;
 }
 
+// Row pointers as narrow as the block's nonzeros allow (every pointer is at most their count).
+void set_row_pointers(CsrBlock& b, const std::vector<std::int64_t>& ptr) {
+  b.row_width = column_index_width(ptr.back() + 1);
+  if (b.row_width == IndexWidth::Int32)
+    b.ptr32 = on_device(std::vector<std::int32_t>(ptr.begin(), ptr.end()), "tessera::csr[ptr]");
+  else
+    b.ptr64 = on_device(ptr, "tessera::csr[ptr]");
+}
+
 // A block on the device, its column indices as narrow as its local column space of `extent`
 // columns allows; `compressed`: only the rows with entries are kept (csr_data.hpp).
 CsrBlock device_block(const std::vector<std::int64_t>& ptr, const std::vector<std::int64_t>& col,
@@ -141,36 +150,42 @@ CsrBlock device_block(const std::vector<std::int64_t>& ptr, const std::vector<st
         rows.push_back(static_cast<std::int64_t>(i));
         kept.push_back(ptr[i + 1]);
       }
-    b.ptr = on_device(kept, "tessera::csr[ptr]");
+    set_row_pointers(b, kept);
     b.rows = on_device(rows, "tessera::csr[rows]");
   } else {
-    b.ptr = on_device(ptr, "tessera::csr[ptr]");
+    set_row_pointers(b, ptr);
   }
   b.width = column_index_width(extent);
-  if (b.width == IndexWidth::Int32) {
-    std::vector<std::int32_t> narrow(col.size());
-    for (std::size_t k = 0; k < col.size(); ++k) narrow[k] = static_cast<std::int32_t>(col[k]);
-    b.col32 = on_device(narrow, "tessera::csr[col]");
-  } else {
+  if (b.width == IndexWidth::Int32)
+    b.col32 = on_device(std::vector<std::int32_t>(col.begin(), col.end()), "tessera::csr[col]");
+  else
     b.col64 = on_device(col, "tessera::csr[col]");
-  }
   b.val = on_device(val, "tessera::csr[val]");
   return b;
 }
 
-CsrBlock widened(const CsrBlock& b) {
-  if (b.width == IndexWidth::Int64) return b;
-  CsrBlock w = b;
-  w.width = IndexWidth::Int64;
-  w.col64 = Kokkos::View<std::int64_t*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::csr[col]"),
-                                                  b.col32.extent(0));
-  w.col32 = {};
-  const auto from = b.col32;
-  const auto to = w.col64;
+Kokkos::View<std::int64_t*, MemSpace> widened(const Kokkos::View<std::int32_t*, MemSpace>& from) {
+  Kokkos::View<std::int64_t*, MemSpace> to(Kokkos::view_alloc(Kokkos::WithoutInitializing, from.label()),
+                                           from.extent(0));
   Kokkos::parallel_for(
       "tessera::csr[widen]", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, from.extent(0)),
       KOKKOS_LAMBDA(std::int64_t k) { to(k) = from(k); });
   fence("tessera::csr[widen]");
+  return to;
+}
+
+CsrBlock widened(const CsrBlock& b, bool rows, bool columns) {
+  CsrBlock w = b;
+  if (rows && b.row_width == IndexWidth::Int32) {
+    w.row_width = IndexWidth::Int64;
+    w.ptr64 = widened(b.ptr32);
+    w.ptr32 = {};
+  }
+  if (columns && b.width == IndexWidth::Int32) {
+    w.width = IndexWidth::Int64;
+    w.col64 = widened(b.col32);
+    w.col32 = {};
+  }
   return w;
 }
 
@@ -308,10 +323,10 @@ std::shared_ptr<const CsrData> csr_from_rows_bytes(DType type, const Shape& shap
   return build(type, shape, nnz, to_tiles(mine, cuts, size_of(type), collective.comm()), collective.comm());
 }
 
-std::shared_ptr<const CsrData> csr_with_int64_columns(const CsrData& a) {
+std::shared_ptr<const CsrData> csr_with_int64_indices(const CsrData& a, bool rows, bool columns) {
   auto w = std::make_shared<CsrData>(a);
-  w->owned = widened(a.owned);
-  w->ghost = widened(a.ghost);
+  w->owned = widened(a.owned, rows, columns);
+  w->ghost = widened(a.ghost, rows, columns);
   return w;
 }
 

@@ -6,9 +6,10 @@
 //
 // Column indices are local (into the tile of x, or into the ghost buffer), so a block stores them
 // as int32 whenever its local column space has at most 2^31 entries, which is always the case in
-// practice; int64 is the fallback beyond (a rank holding 2^31 entries of x). Row pointers stay
-// int64: a rank's nonzeros may exceed 2^31 on a large GPU, and they cost 8 bytes per row, not per
-// nonzero. An SpMV of float64 then reads 12 bytes of matrix per nonzero (docs/LINALG.md).
+// practice; int64 is the fallback beyond (a rank holding 2^31 entries of x). Row pointers are
+// int32 likewise while the block has fewer than 2^31 nonzeros, and int64 beyond (26 GB of float64
+// nonzeros on one rank: a large GPU holds that). An SpMV of float64 then reads 12 bytes of matrix
+// per nonzero and 4 per row (docs/LINALG.md), as PETSc's and cuSPARSE's 32-bit CSR do.
 //
 // The ghost block keeps only its rows that have entries (PETSc's compressed rows): few rows of a
 // tile reference other ranks' columns (a grid row's worth for the 2-D Poisson matrix), and a
@@ -33,7 +34,9 @@ constexpr IndexWidth column_index_width(std::int64_t extent) {
 }
 
 struct CsrBlock {
-  Kokkos::View<std::int64_t*, MemSpace> ptr;  // stored rows + 1
+  IndexWidth row_width = IndexWidth::Int32;     // which of ptr32 and ptr64 holds the row pointers
+  Kokkos::View<std::int32_t*, MemSpace> ptr32;  // stored rows + 1
+  Kokkos::View<std::int64_t*, MemSpace> ptr64;  // empty unless row_width is Int64
   // Compressed: the local row of each stored row (ascending); otherwise every local row is stored,
   // in order, and `rows` is empty.
   bool compressed = false;
@@ -42,6 +45,9 @@ struct CsrBlock {
   Kokkos::View<std::int32_t*, MemSpace> col32;
   Kokkos::View<std::int64_t*, MemSpace> col64;  // empty unless width is Int64
   Kokkos::View<char*, MemSpace> val;            // entries of the matrix's type
+  std::int64_t stored_rows() const {
+    return static_cast<std::int64_t>(row_width == IndexWidth::Int32 ? ptr32.extent(0) : ptr64.extent(0)) - 1;
+  }
 };
 
 struct CsrData {
@@ -55,8 +61,9 @@ struct CsrData {
   std::shared_ptr<const ImagePlan> image;
 };
 
-// The same matrix with int64 column indices in both blocks, sharing everything else: the
-// fallback's kernel under test without a matrix of 2^31 columns per rank (tests/test_sparse.cpp).
-std::shared_ptr<const CsrData> csr_with_int64_columns(const CsrData& a);
+// The same matrix with int64 row pointers (`rows`) and/or column indices (`columns`) in both blocks,
+// sharing everything else: the fallbacks' kernels under test without a matrix of 2^31 nonzeros or
+// columns per rank (tests/test_sparse.cpp).
+std::shared_ptr<const CsrData> csr_with_int64_indices(const CsrData& a, bool rows, bool columns);
 
 }  // namespace tessera::detail

@@ -15,31 +15,40 @@ namespace {
 
 // y[i] (+)= sum over row i of block b of val * x[col], over b's stored rows (all rows, or the
 // compressed block's rows with entries); generated code on every backend (cuSPARSE on GPUs is
-// measured against it later: docs/LINALG.md). Index: the width of b's column indices.
-template <class T, class Index>
-void block_product(const CsrBlock& b, const Kokkos::View<Index*, MemSpace>& col, std::int64_t stored, const T* x, T* y,
-                   bool accumulate, const char* label) {
-  const auto ptr = b.ptr;
+// measured against it later: docs/LINALG.md). Ptr, Index: the widths of b's row pointers and
+// column indices.
+template <class T, class Ptr, class Index>
+void block_product(const CsrBlock& b, const Kokkos::View<Ptr*, MemSpace>& ptr,
+                   const Kokkos::View<Index*, MemSpace>& col, const T* x, T* y, bool accumulate, const char* label) {
   const auto rows = b.rows;
   const bool compressed = b.compressed;
   const T* val = reinterpret_cast<const T*>(b.val.data());
   Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, stored), KOKKOS_LAMBDA(std::int64_t r) {
+      label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, b.stored_rows()),
+      KOKKOS_LAMBDA(std::int64_t r) {
         const std::int64_t i = compressed ? rows(r) : r;
         T s = accumulate ? y[i] : T(0);
-        for (std::int64_t k = ptr(r); k < ptr(r + 1); ++k) s += val[k] * x[col(k)];
+        for (Ptr k = ptr(r); k < ptr(r + 1); ++k) s += val[k] * x[col(k)];
         y[i] = s;
       });
 }
 
+template <class T, class Ptr>
+void block_product(const CsrBlock& b, const Kokkos::View<Ptr*, MemSpace>& ptr, const T* x, T* y, bool accumulate,
+                   const char* label) {
+  if (b.width == IndexWidth::Int32)
+    block_product(b, ptr, b.col32, x, y, accumulate, label);
+  else
+    block_product(b, ptr, b.col64, x, y, accumulate, label);
+}
+
 template <class T>
 void block_product(const CsrBlock& b, const T* x, T* y, bool accumulate, const char* label) {
-  const std::int64_t stored = static_cast<std::int64_t>(b.ptr.extent(0)) - 1;
-  if (stored <= 0) return;
-  if (b.width == IndexWidth::Int32)
-    block_product(b, b.col32, stored, x, y, accumulate, label);
+  if (b.stored_rows() <= 0) return;
+  if (b.row_width == IndexWidth::Int32)
+    block_product(b, b.ptr32, x, y, accumulate, label);
   else
-    block_product(b, b.col64, stored, x, y, accumulate, label);
+    block_product(b, b.ptr64, x, y, accumulate, label);
 }
 
 template <class T>
