@@ -16,7 +16,11 @@
 # center kmeans_assign stencil27 shallow_water: tessera and the peers, no hand-written baseline)
 # take AXIS_N [16384: a 16384 x 16384 matrix per GPU, rows weak-scaled], KMEANS_N [2^24 points per
 # GPU], STENCIL27_N [512: a 514^3 grid], WATER_N [8192: 8194^2 grids] and ARRAY_ITERS [20];
-# stencil27 and shallow_water keep their size at every GPU count (strong scaling).
+# stencil27 and shallow_water keep their size at every GPU count (strong scaling). The products'
+# workloads (jacobi gemm logreg sparse_cg: tessera and the peers) take JACOBI_N [32768: the
+# matrix's order, the same at every GPU count], GEMM_N [8192, the same], LOGREG_N [10^7 samples
+# per GPU, weak-scaled], SPARSE_N [4096: a 4096^2 grid of unknowns per GPU, rows weak-scaled],
+# PRODUCT_ITERS [20; sparse_cg takes CG_ITERS].
 # A run that fails or whose check fails is recorded and the script goes on; it exits 1 if any did.
 #
 # Profile pass, after the measurements: tessera fused with the JIT runs each workload once more at
@@ -57,6 +61,11 @@ KMEANS_N=${KMEANS_N:-16777216}
 STENCIL27_N=${STENCIL27_N:-512}
 WATER_N=${WATER_N:-8192}
 ARRAY_ITERS=${ARRAY_ITERS:-20}
+JACOBI_N=${JACOBI_N:-32768}
+GEMM_N=${GEMM_N:-8192}
+LOGREG_N=${LOGREG_N:-10000000}
+SPARSE_N=${SPARSE_N:-4096}
+PRODUCT_ITERS=${PRODUCT_ITERS:-20}
 for workload in $WORKLOADS; do
   [ -f "$HERE/peers/$workload.py" ] || { echo "run_all: no workload $workload (WORKLOADS)" >&2; exit 2; }
 done
@@ -104,6 +113,10 @@ sizes() {
     kmeans_assign) echo "--n $((KMEANS_N * $2))" ;;
     stencil27) echo "--n $STENCIL27_N" ;;
     shallow_water) echo "--n $WATER_N" ;;
+    jacobi) echo "--n $JACOBI_N" ;;
+    gemm) echo "--n $GEMM_N" ;;
+    logreg) echo "--n $((LOGREG_N * $2))" ;;
+    sparse_cg) echo "--n $SPARSE_N --rows $((SPARSE_N * $2))" ;;
   esac
 }
 
@@ -144,7 +157,8 @@ for P in $RANKS; do
     case $workload in
       black_scholes) iters=$BS_ITERS ;;
       stencil) iters=$STENCIL_ITERS ;;
-      cg) iters=$CG_ITERS ;;
+      cg | sparse_cg) iters=$CG_ITERS ;;
+      jacobi | gemm | logreg) iters=$PRODUCT_ITERS ;;
       *) iters=$ARRAY_ITERS ;;
     esac
     common=("${size[@]}" --iters "$iters" --warmup "$WARMUP" --json)
