@@ -3,7 +3,7 @@
 // this rank's statistics. Halo bytes include the entries of x that SpMVs receive (image_bytes):
 // both are what the ranks received.
 
-#include <tessera/core/runtime_state.hpp>
+#include <tessera/fusion/runtime_state.hpp>
 #include <tessera/jit/host_jit.hpp>
 #include <tessera/tessera.hpp>
 

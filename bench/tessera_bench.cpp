@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <tessera/core/runtime_state.hpp>
+#include <tessera/fusion/runtime_state.hpp>
 #include <tessera/jit/host_jit.hpp>
 
 #include "systems.hpp"

@@ -7,7 +7,7 @@
 
 // The halo workload drives the exchange directly, through the executor's own path.
 #include <tessera/comm/exchange.hpp>
-#include <tessera/core/runtime_state.hpp>
+#include <tessera/fusion/runtime_state.hpp>
 
 #include "measure.hpp"
 #include "systems.hpp"

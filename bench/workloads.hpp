@@ -11,7 +11,7 @@
 #include <functional>
 #include <vector>
 
-#include <tessera/fusion/element_ops.hpp>
+#include <tessera/program/element_ops.hpp>
 
 #include "bench.hpp"
 

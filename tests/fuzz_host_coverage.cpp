@@ -14,7 +14,8 @@
 #include <set>
 #include <string>
 
-#include <tessera/fusion/interpreter.hpp>
+#include <tessera/fusion/backend.hpp>
+#include <tessera/program/interpreter.hpp>
 
 namespace td = tessera::detail;
 

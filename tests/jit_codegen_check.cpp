@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 
+#include <tessera/fusion/backend.hpp>
 #include <tessera/jit/codegen.hpp>
 #include <tessera/jit/kernel_cache.hpp>
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <tessera/core/runtime_state.hpp>
+#include <tessera/fusion/runtime_state.hpp>
 #include <tessera/tessera.hpp>
 
 namespace ts = tessera;

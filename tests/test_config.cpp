@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <tessera/core/runtime_state.hpp>
+#include <tessera/fusion/runtime_state.hpp>
 
 #include "support.hpp"
 

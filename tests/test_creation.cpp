@@ -28,7 +28,7 @@ class CreationNumeric : public TesseraTest {};
 using NumericTypes = ::testing::Types<std::int32_t, std::int64_t, float, double>;
 TYPED_TEST_SUITE(CreationNumeric, NumericTypes);
 
-// Host reimplementation of the counter-based generator of src/fusion/element_ops.hpp.
+// Host reimplementation of the counter-based generator of src/program/element_ops.hpp.
 std::uint64_t host_mix(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;

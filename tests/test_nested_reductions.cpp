@@ -8,7 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include <tessera/fusion/interpreter.hpp>
+#include <tessera/fusion/backend.hpp>
+#include <tessera/program/interpreter.hpp>
 
 #include "support.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <tessera/fusion/element_ops.hpp>
+#include <tessera/program/element_ops.hpp>
 
 #include "support.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <tessera/core/runtime_state.hpp>
+#include <tessera/fusion/runtime_state.hpp>
 #include <tessera/partition/process_grid.hpp>
 #include <tessera/partition/tiling.hpp>
 

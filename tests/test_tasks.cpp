@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <tessera/array/store_factory.hpp>
+#include <tessera/fusion/backend.hpp>
 #include <tessera/fusion/window.hpp>
 
 #include "support.hpp"

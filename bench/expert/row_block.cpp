@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include <tessera/core/runtime_state.hpp>
+#include <tessera/fusion/runtime_state.hpp>
 
 #include "../workloads.hpp"
 

@@ -23,7 +23,7 @@ class Skip(Exception):
     """The system cannot run here (library or device missing)."""
 
 
-# ---- ts::random: element i of an array made with seed s is uniform(s, i) (src/fusion/element_ops.hpp)
+# ---- ts::random: element i of an array made with seed s is uniform(s, i) (src/program/element_ops.hpp)
 
 
 def _mix(z):

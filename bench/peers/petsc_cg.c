@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-// ts::random's generator (src/fusion/element_ops.hpp): element i of seed s.
+// ts::random's generator (src/program/element_ops.hpp): element i of seed s.
 static uint64_t mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;

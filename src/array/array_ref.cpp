@@ -2,7 +2,7 @@
 
 #include "tessera/array/store_factory.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/runtime_state.hpp"
 
 namespace tessera::detail {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/array/store.hpp"
-#include "tessera/fusion/program.hpp"
+#include "tessera/data/store.hpp"
 #include "tessera/fusion/task.hpp"
+#include "tessera/program/program.hpp"
 
 namespace tessera {
 

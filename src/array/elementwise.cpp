@@ -8,8 +8,8 @@
 #include "tessera/array/array_ref.hpp"
 #include "tessera/array/store_factory.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/core/runtime_state.hpp"
 #include "tessera/fusion/program_builder.hpp"
+#include "tessera/fusion/runtime_state.hpp"
 #include "tessera/fusion/window.hpp"
 
 namespace tessera::detail {

@@ -5,7 +5,7 @@
 #include "tessera/array/array_ref.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/profiling.hpp"
-#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/runtime_state.hpp"
 #include "tessera/fusion/window.hpp"
 
 namespace tessera::detail {

@@ -16,7 +16,7 @@
 
 #include "tessera/core/dtype.hpp"
 #include "tessera/core/kokkos_compat.hpp"
-#include "tessera/fusion/program.hpp"
+#include "tessera/program/program.hpp"
 
 namespace tessera::detail {
 

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "tessera/core/context.hpp"
 #include "tessera/core/profiling.hpp"
 
 namespace tessera::detail {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/array/store.hpp"
 #include "tessera/comm/communicator.hpp"
+#include "tessera/data/store.hpp"
 #include "tessera/partition/process_grid.hpp"
 
 namespace tessera::detail {

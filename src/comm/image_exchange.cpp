@@ -1,5 +1,6 @@
 #include "tessera/comm/image_exchange.hpp"
 
+#include "tessera/core/context.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/profiling.hpp"
 

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "tessera/array/store.hpp"
 #include "tessera/comm/communicator.hpp"
+#include "tessera/data/store.hpp"
 #include "tessera/tasks/image.hpp"
 
 namespace tessera::detail {

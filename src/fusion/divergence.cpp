@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "tessera/core/error.hpp"
-#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/runtime_state.hpp"
 
 namespace tessera::detail {
 

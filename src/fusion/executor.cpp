@@ -14,10 +14,11 @@
 #include "tessera/comm/image_exchange.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/profiling.hpp"
-#include "tessera/core/runtime_state.hpp"
-#include "tessera/fusion/interpreter.hpp"
+#include "tessera/fusion/backend.hpp"
 #include "tessera/fusion/reduction_finish.hpp"
+#include "tessera/fusion/runtime_state.hpp"
 #include "tessera/fusion/task.hpp"
+#include "tessera/program/interpreter.hpp"
 
 namespace tessera::detail {
 namespace {

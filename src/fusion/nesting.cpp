@@ -1,6 +1,6 @@
 #include "tessera/fusion/nesting.hpp"
 
-#include "tessera/array/store.hpp"
+#include "tessera/data/store.hpp"
 
 namespace tessera::detail {
 namespace {

@@ -30,9 +30,9 @@
 #include <unordered_map>
 
 #include "tessera/core/error.hpp"
-#include "tessera/fusion/interpreter.hpp"
 #include "tessera/fusion/nesting.hpp"
 #include "tessera/fusion/plan.hpp"
+#include "tessera/program/interpreter.hpp"
 
 namespace tessera::detail {
 namespace {

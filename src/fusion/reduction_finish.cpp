@@ -2,8 +2,8 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/profiling.hpp"
-#include "tessera/core/runtime_state.hpp"
-#include "tessera/fusion/reduce_ops.hpp"
+#include "tessera/fusion/runtime_state.hpp"
+#include "tessera/program/reduce_ops.hpp"
 
 namespace tessera::detail {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/array/store.hpp"
-#include "tessera/fusion/program.hpp"
+#include "tessera/data/store.hpp"
+#include "tessera/program/program.hpp"
 #include "tessera/tasks/task_body.hpp"
 
 namespace tessera::detail {

@@ -23,11 +23,11 @@
 #include <utility>
 
 #include "tessera/array/store_factory.hpp"
+#include "tessera/comm/agreement.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/profiling.hpp"
-#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/runtime_state.hpp"
 #include "tessera/fusion/window.hpp"
-#include "tessera/io/agreement.hpp"
 #include "tessera/io/host_part.hpp"
 
 namespace tessera {

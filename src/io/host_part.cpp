@@ -5,8 +5,9 @@
 #include <cstring>
 #include <utility>
 
-#include "tessera/array/store.hpp"
+#include "tessera/core/context.hpp"
 #include "tessera/core/kokkos_compat.hpp"
+#include "tessera/data/store.hpp"
 
 namespace tessera::detail {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // Code generation: a fused Program becomes CUDA C++ source for NVRTC. It is the same program the
 // interpreter runs, translated one instruction at a time into straight-line typed code, with the
-// scalar semantics taken from the same header (fusion/element_ops.hpp, embedded at build time),
+// scalar semantics taken from the same header (program/element_ops.hpp, embedded at build time),
 // so the two backends cannot disagree.
 //
 // The kernel takes one parameter block (KernelParams below, mirrored in the generated source):
@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/fusion/interpreter.hpp"
-#include "tessera/fusion/program.hpp"
+#include "tessera/program/interpreter.hpp"
+#include "tessera/program/program.hpp"
 
 namespace tessera::detail {
 

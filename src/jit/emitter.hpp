@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
-#include "tessera/fusion/interpreter.hpp"
-#include "tessera/fusion/program.hpp"
 #include "tessera/jit/codegen.hpp"
+#include "tessera/program/interpreter.hpp"
+#include "tessera/program/program.hpp"
 
 namespace tessera::detail {
 
@@ -98,7 +98,7 @@ inline const char* combine_fn(ReduceKind k) {
   }
 }
 
-// The identity of a reduction (the arg kinds start from the worst value, as fusion/reduce_ops.hpp).
+// The identity of a reduction (the arg kinds start from the worst value, as program/reduce_ops.hpp).
 inline std::string identity(ReduceKind k, bool is_float) {
   const bool low = k == ReduceKind::Min || k == ReduceKind::ArgMin;  // starts at +infinity
   if (is_float) {
@@ -503,7 +503,7 @@ class Emitter {
   }
 
   // The inner accumulator as the inner reduction's store would hold it (finalize_value in
-  // fusion/reduce_ops.hpp): finalized and converted to `t`.
+  // program/reduce_ops.hpp): finalized and converted to `t`.
   std::string nested_result(DType t) const {
     const NestedReduction& n = p_.nested;
     const bool exact_int = is_arg(n.kind) || (!n.is_float && n.finalize == Finalize::None);

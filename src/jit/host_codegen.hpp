@@ -1,7 +1,7 @@
 #pragma once
 // Host code generation: a fused Program becomes C++ for the host compiler (the host tier of the
 // JIT, docs/JIT.md). The same instruction-by-instruction translation as the CUDA tier's
-// (jit/emitter.hpp) and the same scalar semantics (fusion/element_ops.hpp, embedded as text),
+// (jit/emitter.hpp) and the same scalar semantics (program/element_ops.hpp, embedded as text),
 // around loops over the tile instead of threads: rows outside, the last dimension inside,
 // unit-stride where the launch's shape says so and vectorizable (`#pragma omp simd`: fusion
 // never lets one element write what another reads).
@@ -21,9 +21,9 @@
 #include <cstdint>
 #include <string>
 
-#include "tessera/fusion/interpreter.hpp"
-#include "tessera/fusion/program.hpp"
 #include "tessera/jit/codegen.hpp"
+#include "tessera/program/interpreter.hpp"
+#include "tessera/program/program.hpp"
 
 namespace tessera::detail {
 

@@ -27,11 +27,11 @@
 #include <thread>
 #include <unordered_map>
 
+#include "tessera/core/context.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/core/runtime_state.hpp"
-#include "tessera/fusion/reduce_ops.hpp"
 #include "tessera/jit/disk_cache.hpp"
 #include "tessera/jit/host_codegen.hpp"
+#include "tessera/program/reduce_ops.hpp"
 
 extern char** environ;
 
@@ -179,7 +179,7 @@ class HostJit {
     }
     auto it = programs_.find(source.hash);
     if (it != programs_.end()) {
-      runtime().stats().kernel_cache_hits++;
+      core_state().stats().kernel_cache_hits++;
       return it->second.get();
     }
     auto entry = std::make_unique<HostProgram>();
@@ -202,7 +202,7 @@ class HostJit {
     if (p.state.load(std::memory_order_acquire) != HostProgram::Ready) return nullptr;
     if (!p.counted) {
       p.counted = true;
-      Stats& stats = runtime().stats();
+      Stats& stats = core_state().stats();
       if (p.from_disk)
         stats.kernel_cache_hits++, stats.kernel_disk_hits++;
       else
@@ -390,7 +390,7 @@ std::shared_ptr<HostJit> make_host_jit(const Config& config, int rank) {
   return std::make_shared<HostJit>(cxx, dir, rank, config.jit_wait);
 }
 
-bool host_launch(HostJit& jit, ProgramImage& image, const std::string& label, const Program& program,
+bool host_launch(HostJit& jit, KernelImage& image, const std::string& label, const Program& program,
                  const std::vector<Accessor>& args, const Domain& domain, const ReductionTarget& target) {
   if (!image.host) {
     image.interpreted += domain.volume();

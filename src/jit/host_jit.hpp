@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "tessera/core/config.hpp"
-#include "tessera/fusion/interpreter.hpp"
+#include "tessera/jit/program_images.hpp"
 
 namespace tessera::detail {
 
@@ -32,7 +32,7 @@ std::shared_ptr<HostJit> make_host_jit(const Config& config, int rank);
 
 // Runs the launch with the program's compiled code if it is ready (or, under TESSERA_JIT_WAIT=1,
 // once it is); false: it was not run, the interpreter runs it.
-bool host_launch(HostJit& jit, ProgramImage& image, const std::string& label, const Program& program,
+bool host_launch(HostJit& jit, KernelImage& image, const std::string& label, const Program& program,
                  const std::vector<Accessor>& args, const Domain& domain, const ReductionTarget& target);
 
 // Seconds the compiler ran so far (the first run's compile time, in benchmarks).

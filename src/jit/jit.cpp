@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <map>
 
+#include "tessera/core/context.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/core/runtime_state.hpp"
 #include "tessera/jit/codegen.hpp"
 #include "tessera/jit/kernel_cache.hpp"
 
@@ -62,10 +62,10 @@ class Jit {
   const JitKernel* load(const GeneratedKernel& g) {
     auto it = loaded_.find(g.hash);
     if (it != loaded_.end()) {
-      runtime().stats().kernel_cache_hits++;
+      core_state().stats().kernel_cache_hits++;
       return &it->second;
     }
-    const std::vector<char>& cubin = cache_.cubin(g, runtime().stats());
+    const std::vector<char>& cubin = cache_.cubin(g, core_state().stats());
     JitKernel k;
     k.elements = g.elements;
     k.staged = g.staged;

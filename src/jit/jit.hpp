@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tessera/core/config.hpp"
-#include "tessera/fusion/interpreter.hpp"
+#include "tessera/program/interpreter.hpp"
 
 namespace tessera::detail {
 

@@ -5,7 +5,7 @@
 #include "tessera/kernels/local_task.hpp"
 
 #include "tessera/core/error.hpp"
-#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/runtime_state.hpp"
 #include "tessera/fusion/window.hpp"
 
 namespace tessera::detail {

@@ -11,7 +11,7 @@
 
 #include "tessera/array/store_factory.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/runtime_state.hpp"
 #include "tessera/fusion/window.hpp"
 #include "tessera/linalg/blas.hpp"
 #include "tessera/linalg/matmul.hpp"

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "tessera/array/store_factory.hpp"
+#include "tessera/comm/agreement.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/core/runtime_state.hpp"
-#include "tessera/io/agreement.hpp"
+#include "tessera/fusion/runtime_state.hpp"
 #include "tessera/sparse/csr.hpp"
 #include "tessera/sparse/csr_data.hpp"
 

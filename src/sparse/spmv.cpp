@@ -5,7 +5,7 @@
 
 #include "tessera/array/store_factory.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/runtime_state.hpp"
 #include "tessera/fusion/window.hpp"
 #include "tessera/sparse/csr.hpp"
 #include "tessera/sparse/csr_data.hpp"

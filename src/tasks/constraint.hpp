@@ -22,7 +22,7 @@
 #include <memory>
 #include <string>
 
-#include "tessera/array/store.hpp"
+#include "tessera/data/store.hpp"
 
 namespace tessera::detail {
 

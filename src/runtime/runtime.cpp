@@ -1,4 +1,4 @@
-#include "tessera/core/runtime.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 #include <mpi.h>
 
@@ -7,54 +7,36 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <iostream>
 #include <string>
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
-#include "tessera/array/store.hpp"
 #include "tessera/array/store_factory.hpp"
+#include "tessera/comm/mpi_communicator.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/kokkos_compat.hpp"
-#include "tessera/core/runtime_state.hpp"
+#include "tessera/fusion/runtime_state.hpp"
+#include "tessera/fusion/window.hpp"
 #include "tessera/jit/host_jit.hpp"
 #include "tessera/jit/jit.hpp"
 #ifdef TESSERA_HAVE_NCCL
 #include "tessera/comm/nccl_communicator.hpp"
 #endif
-#include "tessera/fusion/window.hpp"
 
 namespace tessera {
 namespace detail {
 namespace {
-RuntimeState* g_state = nullptr;
-int g_uncaught_at_start = 0;  // std::uncaught_exceptions() when the Runtime was made
-}  // namespace
-
-void fatal(const std::string& message) {
-  std::fprintf(stderr, "tessera: fatal: %s\n", message.c_str());
-  std::fflush(stderr);
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();
-}
-
-RuntimeState& runtime() {
-  if (!g_state)
-    raise(
-        "no active runtime: create a tessera::Runtime before using arrays, and do not use them after it is "
-        "destroyed");
-  return *g_state;
-}
-
-bool runtime_active() { return g_state != nullptr; }
+RuntimeState* g_state = nullptr;  // made and destroyed by ts::Runtime
+int g_uncaught_at_start = 0;      // std::uncaught_exceptions() when the Runtime was made
 
 // This rank's index among the ranks of its node, and their number (MPI_COMM_TYPE_SHARED).
-NodePlacement node_placement() {
+struct NodePlacement {
+  int rank = 0;
+  int size = 1;
+};
+[[maybe_unused]] NodePlacement node_placement() {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   NodePlacement p;
@@ -63,8 +45,6 @@ NodePlacement node_placement() {
   MPI_Comm_free(&node);
   return p;
 }
-
-namespace {
 
 // NCCL needs a GPU per rank; with several ranks per GPU (or on CPU builds) tessera uses MPI.
 std::unique_ptr<Communicator> make_communicator(const Config& config, MPI_Comm parent) {
@@ -149,36 +129,20 @@ void agree_across_ranks(const Config& c, MPI_Comm comm) {
   }
 }
 
+// The runtime's state over the ranks of `parent`: its communicator (NCCL or MPI), op window and
+// JIT tiers, made in this order.
+RuntimeState* make_state(const Config& config, MPI_Comm parent) {
+  std::unique_ptr<Communicator> comm = make_communicator(config, parent);
+  auto window = std::make_unique<Window>(config, parent);
+  std::shared_ptr<Jit> jit = make_jit(config, comm->rank());
+  std::shared_ptr<HostJit> host_jit;
+  if (kDeviceIsHost && !jit) host_jit = make_host_jit(config, comm->rank());
+  if (auto* mpi = dynamic_cast<MpiCommunicator*>(comm.get())) set_error_handler(mpi->comm());
+  set_error_handler(window->check().comm());
+  return new RuntimeState(config, std::move(comm), std::move(window), std::move(jit), std::move(host_jit));
+}
+
 }  // namespace
-
-RuntimeState::RuntimeState(const Config& config, MPI_Comm parent)
-    : config_(config),
-      comm_(make_communicator(config, parent)),
-      window_(std::make_unique<Window>(config, parent)),
-      jit_(make_jit(config, comm_->rank())) {
-  if (kDeviceIsHost && !jit_) host_jit_ = make_host_jit(config, comm_->rank());
-  if (auto* mpi = dynamic_cast<MpiCommunicator*>(comm_.get())) set_error_handler(mpi->comm());
-  set_error_handler(window_->check().comm());
-  for (int nd = 0; nd <= 3; ++nd) grids_[nd] = ProcessGrid(nd, comm_->size(), config_.grid);
-  const std::string& log = config_.log;
-  auto has = [&](const char* w) { return log.find(w) != std::string::npos || log.find("all") != std::string::npos; };
-  if (has("fusion")) log_mask_ |= static_cast<unsigned>(LogTopic::Fusion);
-  if (has("comm")) log_mask_ |= static_cast<unsigned>(LogTopic::Comm);
-  if (has("exec")) log_mask_ |= static_cast<unsigned>(LogTopic::Exec);
-}
-
-RuntimeState::~RuntimeState() {
-  window_.reset();
-  // Arrays may outlive the runtime; their device memory may not outlive Kokkos.
-  for (Store* s = stores_; s; s = s->next_linked()) s->release();
-  stores_ = nullptr;
-  clear_cuts_registry();
-}
-
-void RuntimeState::log(LogTopic, const std::string& line) const {
-  std::fprintf(stderr, "[tessera %d/%d] %s\n", rank(), size(), line.c_str());
-}
-
 }  // namespace detail
 
 // One GPU per rank by node-local rank (several ranks share a GPU when there are more ranks than
@@ -217,7 +181,8 @@ Runtime::Runtime(int& argc, char**& argv, const Config& config) {
   }
   try {
     detail::agree_across_ranks(effective, MPI_COMM_WORLD);
-    detail::g_state = new detail::RuntimeState(effective, MPI_COMM_WORLD);
+    detail::g_state = detail::make_state(effective, MPI_COMM_WORLD);
+    detail::set_runtime(detail::g_state);
     detail::g_uncaught_at_start = std::uncaught_exceptions();
   } catch (...) {
     if (owns_kokkos_) Kokkos::finalize();
@@ -241,8 +206,9 @@ Runtime::~Runtime() {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tessera: error while flushing at teardown: %s\n", e.what());
   }
-  delete detail::g_state;
+  delete detail::g_state;  // still the live runtime meanwhile: stores give their buffers back
   detail::g_state = nullptr;
+  detail::set_runtime(nullptr);
   if (owns_kokkos_) Kokkos::finalize();
   if (owns_mpi_) MPI_Finalize();
 }
@@ -256,28 +222,5 @@ void Runtime::flush() {
 Stats Runtime::stats() const { return detail::runtime().stats(); }
 void Runtime::reset_stats() { detail::runtime().stats() = Stats{}; }
 const Config& Runtime::config() const { return detail::runtime().config(); }
-
-std::ostream& operator<<(std::ostream& out, const Stats& s) {
-  return out << "ops=" << s.ops << " kernels=" << s.kernels << " buffer_renames=" << s.buffer_renames
-             << " frame_copies=" << s.frame_copies << " halo_exchanges=" << s.halo_exchanges
-             << " halo_bytes=" << s.halo_bytes << " halo_overlaps=" << s.halo_overlaps
-             << " boundary_launches=" << s.boundary_launches << " redistributions=" << s.redistributions
-             << " redistribution_bytes=" << s.redistribution_bytes << " image_exchanges=" << s.image_exchanges
-             << " image_bytes=" << s.image_bytes << " allreduces=" << s.allreduces << " gathers=" << s.gathers
-             << " stores_allocated=" << s.stores_allocated << " bytes_accessed=" << s.bytes_accessed
-             << " plan_cache_hits=" << s.plan_cache_hits << " plan_cache_misses=" << s.plan_cache_misses
-             << " kernel_cache_hits=" << s.kernel_cache_hits << " kernel_disk_hits=" << s.kernel_disk_hits
-             << " kernel_compiles=" << s.kernel_compiles;
-}
-
-const char* name(DType t) {
-  switch (t) {
-    case DType::Bool: return "bool";
-    case DType::Int32: return "int32";
-    case DType::Int64: return "int64";
-    case DType::Float32: return "float32";
-    default: return "float64";
-  }
-}
 
 }  // namespace tessera

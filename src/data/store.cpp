@@ -1,11 +1,15 @@
-#include "tessera/array/store.hpp"
+#include "tessera/data/store.hpp"
 
 #include <cstdint>
 
+#include "tessera/core/context.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/core/runtime_state.hpp"
 
 namespace tessera::detail {
+namespace {
+Store* g_stores = nullptr;  // the live stores, linked through themselves (Store::link_into)
+std::uint64_t g_store_counter = 0;
+}  // namespace
 
 Layout Layout::row_major(const Box& frame) {
   Layout l;
@@ -27,28 +31,25 @@ Box bloat(const Box& b, const Index3& lo, const Index3& hi) {
   return r;
 }
 
-Kokkos::View<char*, MemSpace> allocate(std::size_t bytes, const char* label, bool zero) {
-  RuntimeState& rt = runtime();
-  return rt.pool().acquire(bytes, label, zero, rt.stats().stores_allocated);
-}
-
-void recycle(Kokkos::View<char*, MemSpace>&& buffer) {
-  if (runtime_active()) runtime().pool().give_back(std::move(buffer));
-}
-
 Store::Store(DType dtype, const Tiling& tiling, const Box& owned, bool primary, bool initialize_zero)
     : dtype_(dtype), tiling_(tiling), owned_(owned), primary_(primary), zero_(initialize_zero) {
-  RuntimeState& rt = runtime();
-  id_ = rt.next_store_id();
-  rt.register_store(this);
+  core_state();  // raises without a runtime
+  id_ = ++g_store_counter;
+  link_into(g_stores);
 }
 
 Store::~Store() {
   if (!released_ && runtime_active()) {
-    runtime().unregister_store(this);
+    unlink_from(g_stores);
     recycle(std::move(data_));
     recycle(std::move(spare_));
   }
+}
+
+void release_stores() {
+  for (Store* s = g_stores; s; s = s->next_linked()) s->release();
+  g_stores = nullptr;
+  g_store_counter = 0;
 }
 
 Box Store::full() const {

@@ -5,13 +5,11 @@
 
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "tessera/core/kokkos_compat.hpp"
-#include "tessera/fusion/program.hpp"
+#include "tessera/program/program.hpp"
 
 namespace tessera::detail {
 
@@ -62,39 +60,12 @@ static_assert(kMaxArgs <= 64, "KernelShape has one bit per argument");
 
 KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& args, const Domain& domain);
 
-// The device copy of a program's code and constants, made once per distinct program (code,
-// constants and reduction kinds) and kept by the runtime (a steady loop replays the same programs: no per-launch
-// allocation or copy).
-struct JitKernel;
-struct HostProgram;
+// The device copy of a program's code and constants that the interpreter reads, made once per
+// distinct program and kept by the runtime with what the JIT tiers compiled of it
+// (jit/program_images.hpp).
 struct ProgramImage {
   Kokkos::View<const Instr*, MemSpace> code;
   Kokkos::View<const Value*, MemSpace> constants;
-  // The compiled kernels by shape, where the JIT tier runs (nullptr: tried, not compilable).
-  std::vector<std::pair<KernelShape, const JitKernel*>> jit;
-  // The host tier's compiled code (one shared object for every shape; jit/host_jit.hpp), once
-  // requested, and the elements interpreted before (a program is compiled once it is hot).
-  HostProgram* host = nullptr;
-  std::int64_t interpreted = 0;
-};
-
-class ProgramImages {
- public:
-  ProgramImage& get(const Program& program);
-  std::size_t size() const { return count_; }
-
- private:
-  struct Entry {
-    std::vector<Instr> code;
-    std::vector<Value> constants;
-    std::vector<ReduceKind> reduce_kinds;  // the same code reduces differently with other kinds
-    std::vector<bool> reduce_float;
-    int reduce_dim;
-    NestedReduction nested;
-    ProgramImage image;
-  };
-  std::unordered_map<std::uint64_t, std::deque<Entry>> by_hash_;  // deque: entries never move
-  std::size_t count_ = 0;
 };
 
 // A full reduction's partial result per slot: the value and, for arg kinds, its index (laid out
@@ -126,26 +97,8 @@ void interpret(const std::string& label, const Program& program, const ProgramIm
 // partial results of a launch run in several parts (interior and boundary strips).
 void combine_partials(const Program& program, const PartialsView& into, const PartialsView& from);
 
-// Runs a launch on the runtime's backend: the JIT's compiled kernel where there is one, else the
-// interpreter (fusion/backend.cpp).
-void launch_kernel(const std::string& label, const Program& program, const std::vector<Accessor>& args,
-                   const Domain& domain, const ReductionTarget& target);
-
-// One part of a batch: a program over its domain with its accessors (no reductions). A batch has
-// at most kMaxBatchParts parts and kMaxArgs arguments in all (they share one parameter block).
+// A batch (fusion/backend.hpp) has at most kMaxBatchParts parts and kMaxArgs arguments in all
+// (they share one parameter block).
 constexpr int kMaxBatchParts = 8;
-struct BatchLaunch {
-  const Program* program = nullptr;
-  std::vector<Accessor> args;
-  Domain domain;
-};
-// Runs small programs one after the other, each seeing what the earlier ones wrote: one kernel
-// (one block, a barrier between the parts) where the JIT runs them, else one after the other.
-void launch_batch(const std::string& label, const std::vector<BatchLaunch>& parts);
-
-// Test hook: called with every program launched, before it runs (tests/jit_codegen_check.cpp
-// compiles every fused program of the fuzz corpus with NVRTC, also in CPU-only CI).
-using LaunchObserver = void (*)(const Program& program, int nargs, const KernelShape& shape);
-void set_launch_observer(LaunchObserver observer);
 
 }  // namespace tessera::detail

@@ -90,8 +90,8 @@ class Store {
   void release();
   bool released() const { return released_; }
 
-  // The runtime's list of live stores (released at teardown): intrusive, so that creating and
-  // destroying a store (every temporary of an op) allocates nothing for it.
+  // The list of live stores (release_stores(), below): intrusive, so that creating and destroying
+  // a store (every temporary of an op) allocates nothing for it.
   void link_into(Store*& head) {
     prev_ = nullptr;
     next_ = head;
@@ -153,9 +153,9 @@ void copy_box(const char* src, const Layout& src_layout, char* dst, const Layout
 void copy_pieces(const char* src, char* dst, const Layout& layout, const std::vector<Box>& pieces, int element_size,
                  const char* label);
 
-// Device buffers come from the runtime's memory pool and go back to it.
-Kokkos::View<char*, MemSpace> allocate(std::size_t bytes, const char* label, bool zero);
-void recycle(Kokkos::View<char*, MemSpace>&& buffer);
+// Frees the device memory of every live store and forgets them (at runtime teardown: arrays may
+// outlive the runtime, their device memory may not outlive Kokkos); store ids start again at 1.
+void release_stores();
 
 // Holds a user reference on a store for a scope: an intermediate the caller has not yet wrapped
 // in an Array<T> (an operand copy that a later op of the same call reads) must not look like a

@@ -1,4 +1,4 @@
-#include "tessera/fusion/program.hpp"
+#include "tessera/program/program.hpp"
 
 #include <sstream>
 

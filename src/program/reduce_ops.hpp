@@ -5,8 +5,8 @@
 
 #include <Kokkos_NumericTraits.hpp>
 
-#include "tessera/fusion/element_ops.hpp"
-#include "tessera/fusion/interpreter.hpp"
+#include "tessera/program/element_ops.hpp"
+#include "tessera/program/interpreter.hpp"
 
 namespace tessera::detail {
 

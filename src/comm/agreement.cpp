@@ -1,4 +1,4 @@
-#include "tessera/io/agreement.hpp"
+#include "tessera/comm/agreement.hpp"
 
 namespace tessera::detail {
 

@@ -1,19 +1,16 @@
-#include "tessera/fusion/interpreter.hpp"
+#include "tessera/program/interpreter.hpp"
 
 #include <Kokkos_NumericTraits.hpp>
 
 #include "tessera/core/error.hpp"
-#include "tessera/core/runtime_state.hpp"
-#include "tessera/fusion/element_ops.hpp"
-#include "tessera/fusion/reduce_ops.hpp"
+#include "tessera/program/element_ops.hpp"
+#include "tessera/program/reduce_ops.hpp"
 
 namespace tessera::detail {
 namespace {
 
 // Host: a block of 64 elements per instruction amortizes decoding. Device: one element per thread.
 constexpr int kLanes = kDeviceIsHost ? 64 : 1;
-
-constexpr std::size_t kMaxImages = 4096;
 
 template <class F>
 KOKKOS_FORCEINLINE_FUNCTION void by_type(DType t, F&& f) {
@@ -396,66 +393,7 @@ struct Interpreter {
   }
 };
 
-std::uint64_t content_hash(const Program& p) {
-  std::uint64_t h = 1469598103934665603ull;
-  auto mix = [&](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-  for (const Instr& in : p.code)
-    mix(static_cast<std::uint64_t>(in.op) | static_cast<std::uint64_t>(in.type) << 8 |
-        static_cast<std::uint64_t>(in.from) << 16 | static_cast<std::uint64_t>(in.dst) << 24 |
-        static_cast<std::uint64_t>(in.a) << 40 | static_cast<std::uint64_t>(in.b) << 56);
-  for (const Value& v : p.constants) mix(static_cast<std::uint64_t>(v.i64));
-  for (std::size_t k = 0; k < p.reduce_kinds.size(); ++k)
-    mix(static_cast<std::uint64_t>(p.reduce_kinds[k]) << 1 | (p.reduce_float[k] ? 1 : 0));
-  mix(static_cast<std::uint64_t>(p.reduce_dim + 2));
-  mix(static_cast<std::uint64_t>(p.nested.dim + 2) | static_cast<std::uint64_t>(p.nested.end) << 8 |
-      static_cast<std::uint64_t>(p.nested.kind) << 40 | static_cast<std::uint64_t>(p.nested.finalize) << 48);
-  return h;
-}
-
-bool same_code(const std::vector<Instr>& x, const std::vector<Instr>& y) {
-  return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const Instr& a, const Instr& b) {
-    return a.op == b.op && a.type == b.type && a.from == b.from && a.dst == b.dst && a.a == b.a && a.b == b.b &&
-           a.c == b.c;
-  });
-}
-
-bool same_constants(const std::vector<Value>& x, const std::vector<Value>& y) {
-  return std::equal(x.begin(), x.end(), y.begin(), y.end(),
-                    [](const Value& a, const Value& b) { return a.i64 == b.i64; });
-}
-
 }  // namespace
-
-ProgramImage& ProgramImages::get(const Program& program) {
-  std::deque<Entry>& bucket = by_hash_[content_hash(program)];
-  for (Entry& e : bucket)
-    if (same_code(e.code, program.code) && same_constants(e.constants, program.constants) &&
-        e.reduce_kinds == program.reduce_kinds && e.reduce_float == program.reduce_float &&
-        e.reduce_dim == program.reduce_dim && e.nested == program.nested)
-      return e.image;
-  // A program whose op stream never repeats would grow this without bound.
-  if (count_ >= kMaxImages) {
-    by_hash_.clear();
-    count_ = 0;
-    return get(program);
-  }
-  bucket.push_back(Entry{program.code,
-                         program.constants,
-                         program.reduce_kinds,
-                         program.reduce_float,
-                         program.reduce_dim,
-                         program.nested,
-                         {}});
-  Entry& e = bucket.back();
-  // On the host the image views the entry's own vectors, which stay where they are.
-  e.image.code = to_device(e.code, "tessera::program");
-  e.image.constants = to_device(e.constants, "tessera::constants");
-  // Counted on every build, so that a steady loop's count is the same on the host as on the device:
-  // on the host the image views the entry's own copies of the code and constants, made here.
-  runtime().stats().stores_allocated += 2;
-  ++count_;
-  return e.image;
-}
 
 namespace {
 struct CombinePartials {
@@ -523,6 +461,30 @@ void interpret(const std::string& label, const Program& program, const ProgramIm
     Kokkos::parallel_for(label, policy, f);
   else
     Kokkos::parallel_reduce(label, policy, f, target.partials);
+}
+
+KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& args, const Domain& domain) {
+  KernelShape shape;
+  shape.flat = domain.n[0] * domain.n[1] == 1;
+  // Outputs along dimension 0 (the third of a nested reduction's dimensions), more than one.
+  const bool nested_rows = program.nested.dim >= 0 && program.nested.dim + program.reduce_dim == 3 && domain.n[0] > 1;
+  for (std::size_t a = 0; a < args.size(); ++a) {
+    const Accessor& x = args[a];
+    const bool scalar = x.origin == 0 && x.stride[0] == 0 && x.stride[1] == 0 && x.stride[2] == 0;
+    if (scalar)
+      shape.scalar |= std::uint64_t(1) << a;
+    else if (x.stride[2] == 1)
+      shape.unit |= std::uint64_t(1) << a;
+    if (nested_rows && !scalar && x.stride[0] == 0) shape.invariant |= std::uint64_t(1) << a;
+    if (shape.flat || scalar) continue;
+    for (std::size_t b = 0; b < a; ++b)
+      if (shape.same_rows[b] == 0 && !(shape.scalar >> b & 1) && args[b].stride[0] == x.stride[0] &&
+          args[b].stride[1] == x.stride[1]) {
+        shape.same_rows[a] = static_cast<std::uint8_t>(b + 1);
+        break;
+      }
+  }
+  return shape;
 }
 
 }  // namespace tessera::detail
