@@ -8,6 +8,7 @@
 // The halo workload drives the exchange directly, through the executor's own path.
 #include <tessera/comm/exchange.hpp>
 #include <tessera/fusion/runtime_state.hpp>
+#include <tessera/sparse/csr_data.hpp>
 
 #include "measure.hpp"
 #include "systems.hpp"
@@ -261,12 +262,11 @@ Result sparse_cg(ts::Runtime& rt, const Options& o) {
   f.x = block(x);
   f.r = block(r);
   set_check(res, cg::check(rows + 2, cols + 2, o.warmup + o.iters, rt.size(), f));
-  // A rank's local columns: its tile of x, and one grid row of ghosts above and below; its
-  // nonzeros: at most 5 per row (docs/LINALG.md: 32-bit below 2^31 of either).
-  const std::int64_t local_rows = (size + rt.size() - 1) / rt.size(), limit = std::int64_t(1) << 31;
-  const bool int32 = local_rows + 2 * cols <= limit && 5 * local_rows < limit;
-  res.check_detail += "; " + std::to_string(A.nnz()) + " nonzeros (" + (int32 ? "int32" : "int64") +
-                      " row pointers and column indices)";
+  // The index widths the CSR chose on this rank (docs/LINALG.md).
+  const ts::detail::CsrBlock& owned = A.impl()->owned;
+  const auto width = [](ts::detail::IndexWidth w) { return w == ts::detail::IndexWidth::Int32 ? "int32" : "int64"; };
+  res.check_detail += "; " + std::to_string(A.nnz()) + " nonzeros (" + width(owned.row_width) + " row pointers, " +
+                      width(owned.width) + " column indices)";
   res.checksum = f.rr;
   return res;
 }

@@ -258,8 +258,9 @@ Check check_rows(std::int64_t n, const std::vector<std::int64_t>& index, const s
     double rx = 0, scale = 0;  // (R x)_i, and the sum of its terms' magnitudes for the tolerance
     for (std::int64_t j = 0; j < n; ++j)
       if (j != i) {
-        rx += a(n, i, j) * x[static_cast<std::size_t>(j)];
-        scale += std::abs(a(n, i, j) * x[static_cast<std::size_t>(j)]);
+        const double term = a(n, i, j) * x[static_cast<std::size_t>(j)];
+        rx += term;
+        scale += std::abs(term);
       }
     const double want = (uniform(kSeedB, i) - rx) / a(n, i, i);
     // Any order of summing n terms errs by at most about n eps of their magnitudes.

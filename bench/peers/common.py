@@ -86,6 +86,15 @@ def samples(extent, ranks):
     return sorted({min(max(x, 0), extent - 1) for x in v})
 
 
+def sample_indices(extent, ranks, between):
+    """Where the products' checks look (as bench/product_workloads.cpp): both ends, both sides of
+    where the tiles of `ranks` devices meet, and `between` evenly spaced indices."""
+    edges = {k * extent // ranks for k in range(1, ranks)}
+    v = {0, extent - 1} | edges | {e - 1 for e in edges}
+    v |= {k * extent // (between + 1) for k in range(1, between + 1)}
+    return sorted(min(max(i, 0), extent - 1) for i in v)
+
+
 def numpy():
     try:
         import numpy as np

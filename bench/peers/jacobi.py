@@ -17,13 +17,6 @@ def iterate(R, b, d, x):
     return (b - R @ x) / d
 
 
-def rows(n, ranks):
-    """tessera-bench's sample rows: both ends, where ranks' tiles meet, 12 between."""
-    v = {0, n - 1} | {k * n // ranks - 1 for k in range(1, ranks)} | {k * n // ranks for k in range(1, ranks)}
-    v |= {k * n // 13 for k in range(1, 13)}
-    return sorted(min(max(i, 0), n - 1) for i in v)
-
-
 def run(o, env):
     np = common.numpy()
     n = o.n
@@ -50,7 +43,7 @@ def run(o, env):
     nxt = env.host(iterate(R, b, d, env.copy(x[0])))
     worst, bad = 0.0, None
     tolerance = 2.0 * (n + 2) * np.finfo(np.float64).eps
-    for i in rows(n, env.ranks):
+    for i in common.sample_indices(n, env.ranks, 12):
         a_row = common.uniform_block(SEED_A, n, i, i + 1, 0, n)[0]
         a_ii = a_row[i] + n
         a_row[i] = 0.0

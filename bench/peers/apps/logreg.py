@@ -5,7 +5,7 @@ from xops import Phase
 
 PROGRAM, TWIN = "tessera-logreg", "logreg.py"
 CHECK_ARGS = "--n 300 --features 7 --iters 25 --intercept"
-GPU_ARGS = "--n 4000000 --features 32 --iters 30"
+GPU_ARGS = "--n 4000000 --features 32 --iters 100"
 RTOL = 1e-7  # X @ w and error @ X sum in the library's order every iteration
 TORCH_COMPILE = "step"
 MAIN = "iteration"
