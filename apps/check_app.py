@@ -6,7 +6,8 @@
 A result is a line of exactly two words, a name and a number (`energy 1.2345678901234567e+02`);
 every other line (headers, timings, `check passed`) is ignored. Both must print the same names in
 the same order; integers (no '.', 'e', 'inf' or 'nan') must be equal, other numbers agree to a
-relative `--rtol` (1e-9). The program must exit with 0.
+relative `--rtol` (1e-9). The program must exit with 0. `--warmup N` goes to the program only
+(the twin has no warm-up; the program's results must not depend on it).
 """
 import argparse
 import math
@@ -56,10 +57,12 @@ def main():
     parser.add_argument("--program", required=True)
     parser.add_argument("--twin", required=True)
     parser.add_argument("--rtol", type=float, default=1e-9)
+    parser.add_argument("--warmup", type=int, default=0, help="the program's --warmup")
     parser.add_argument("args", nargs="*")
     o = parser.parse_args()
     want = results(run([sys.executable, o.twin] + o.args, "twin"))
-    got = results(run([o.mpiexec, "-n", str(o.np), "--oversubscribe", o.program] + o.args, "program"))
+    warmup = ["--warmup", str(o.warmup)] if o.warmup else []
+    got = results(run([o.mpiexec, "-n", str(o.np), "--oversubscribe", o.program] + o.args + warmup, "program"))
     if not want:
         sys.exit("check_app: the twin printed no results")
     bad = []
