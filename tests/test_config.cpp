@@ -21,7 +21,7 @@ const char* const kVariables[] = {
     "TESSERA_WINDOW",       "TESSERA_FUSION",    "TESSERA_BACKEND",      "TESSERA_GRID",
     "TESSERA_LOG",          "TESSERA_CACHE_DIR", "TESSERA_COMM",         "TESSERA_CHECK_DIVERGENCE",
     "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP",   "TESSERA_JIT_ELEMENTS", "TESSERA_BATCH_ELEMENTS",
-    "TESSERA_JIT_WAIT",     "TESSERA_CXX"};
+    "TESSERA_JIT_WAIT",     "TESSERA_CXX",       "TESSERA_SPMV"};
 
 // Unsets every TESSERA_* variable for the lifetime of the object.
 struct CleanEnvironment {
@@ -131,6 +131,10 @@ TEST(Config, GoodEnvironmentValuesOverrideCode) {
     EnvGuard g("TESSERA_BATCH_ELEMENTS", v);
     EXPECT_EQ(base.with_environment().batch_elements, std::stoll(v));
   }
+  for (const std::string v : {"auto", "generated", "cusparse"}) {
+    EnvGuard g("TESSERA_SPMV", v);
+    EXPECT_EQ(base.with_environment().spmv, v);
+  }
   {
     const std::string dir = "/tmp/tessera cache/kernels";
     EnvGuard g("TESSERA_CACHE_DIR", dir);
@@ -196,6 +200,8 @@ TEST(Config, BadEnvironmentValuesNameTheVariableAndTheChoices) {
       {"TESSERA_BATCH_ELEMENTS", "-1", {"'-1'", "positive integer"}},
       {"TESSERA_BATCH_ELEMENTS", "16777217", {"'16777217'", "up to 16777216"}},
       {"TESSERA_BATCH_ELEMENTS", "", {"positive integer"}},
+      {"TESSERA_SPMV", "cublas", {"'cublas'", "auto", "generated", "cusparse"}},
+      {"TESSERA_SPMV", "", {"''", "auto", "generated", "cusparse"}},
       {"TESSERA_JIT_WAIT", "yes", {"'yes'", "0 or 1"}},
       {"TESSERA_JIT_WAIT", "", {"0 or 1"}},
       {"TESSERA_CXX", "", {"empty", "compiler"}},

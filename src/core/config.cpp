@@ -111,6 +111,12 @@ Config Config::with_environment() const {
       detail::raise("TESSERA_COMM='", s, "' is not valid: expected auto, mpi or nccl");
     c.comm = s;
   }
+  if (const char* v = getenv_or_null("TESSERA_SPMV")) {
+    std::string s = v;
+    if (s != "auto" && s != "generated" && s != "cusparse")
+      detail::raise("TESSERA_SPMV='", s, "' is not valid: expected auto, generated or cusparse");
+    c.spmv = s;
+  }
   if (const char* v = getenv_or_null("TESSERA_CHECK_DIVERGENCE")) {
     std::string s = v;
     if (s != "0" && s != "1") detail::raise("TESSERA_CHECK_DIVERGENCE='", s, "' is not valid: expected 0 or 1");
@@ -154,6 +160,8 @@ void Config::validate() const {
   check_log(log);
   if (comm != "auto" && comm != "mpi" && comm != "nccl")
     detail::raise("Config::comm='", comm, "' is not valid: expected auto, mpi or nccl");
+  if (spmv != "auto" && spmv != "generated" && spmv != "cusparse")
+    detail::raise("Config::spmv='", spmv, "' is not valid: expected auto, generated or cusparse");
   if (!valid_jit_elements(jit_elements))
     detail::raise("Config::jit_elements=", jit_elements, " is not valid: expected 0 (automatic), 1, 2 or 4");
   if (batch_elements < 0 || batch_elements > kMaxBatchElements)

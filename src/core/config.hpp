@@ -45,6 +45,9 @@ struct Config {
   // elements each run as one single-block launch; 0 (the default: on the H200 the strips' own
   // kernels were faster at every size measured, docs/FUSION.md) launches each apart.
   std::int64_t batch_elements = 0;
+  // TESSERA_SPMV: auto|generated|cusparse, the SpMV's kernel for a CSR block on CUDA builds
+  // (docs/LINALG.md, "Sparse matrices": which is faster; host backends always use the generated).
+  std::string spmv = "auto";
 
   // This configuration with every TESSERA_* variable that is set applied on top.
   Config with_environment() const;

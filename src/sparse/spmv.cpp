@@ -9,14 +9,17 @@
 #include "tessera/fusion/window.hpp"
 #include "tessera/sparse/csr.hpp"
 #include "tessera/sparse/csr_data.hpp"
+#ifdef KOKKOS_ENABLE_CUDA
+#include "tessera/sparse/cusparse_spmv.hpp"
+#endif
 
 namespace tessera::detail {
 namespace {
 
 // y[i] (+)= sum over row i of block b of val * x[col], over b's stored rows (all rows, or the
-// compressed block's rows with entries); generated code on every backend (cuSPARSE on GPUs is
-// measured against it later: docs/LINALG.md). Ptr, Index: the widths of b's row pointers and
-// column indices.
+// compressed block's rows with entries): a thread per row, on every backend; CUDA builds can run
+// the owned block through cuSPARSE instead (TESSERA_SPMV; docs/LINALG.md says which was faster).
+// Ptr, Index: the widths of b's row pointers and column indices.
 template <class T, class Ptr, class Index>
 void block_product(const CsrBlock& b, const Kokkos::View<Ptr*, MemSpace>& ptr,
                    const Kokkos::View<Index*, MemSpace>& col, const T* x, T* y, bool accumulate, const char* label) {
@@ -78,8 +81,15 @@ class SpmvBody final : public TaskBody {
     T* y = reinterpret_cast<T*>(c.args[0].data);
     const TileArg& x = c.args[1];
     using Phase = TileContext::Phase;
-    if (c.phase != Phase::Ghosts)
-      block_product(a_->owned, reinterpret_cast<const T*>(x.data), y, false, "tessera::spmv[owned]");
+    if (c.phase != Phase::Ghosts) {
+      // x.data is null where this rank holds no columns: the rows' zeros are still written.
+      const T* owned_x = reinterpret_cast<const T*>(x.data);
+      bool done = false;
+#ifdef KOKKOS_ENABLE_CUDA
+      done = runtime().config().spmv == "cusparse" && cusparse_spmv(a_->type, a_->owned, x.extent[0], owned_x, y);
+#endif
+      if (!done) block_product(a_->owned, owned_x, y, false, "tessera::spmv[owned]");
+    }
     if (c.phase != Phase::Owned)
       block_product(a_->ghost, reinterpret_cast<const T*>(x.image), y, true, "tessera::spmv[ghosts]");
   }
