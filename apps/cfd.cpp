@@ -41,10 +41,12 @@ int main(int argc, char** argv) {
   // `steps` time steps from rest, timed from the first.
   ts::Array<double> u, v, p, b;
   double u_norm = 0, ms = 0;
+  LoopCounts loop;
   auto run = [&](std::int64_t steps) {
     u = ts::zeros<double>({n, n}), v = ts::zeros<double>({n, n}), p = ts::zeros<double>({n, n});
     b = ts::zeros<double>({n, n});
     rt.flush();
+    loop.start(rt);
     const auto start = std::chrono::steady_clock::now();
     for (std::int64_t step = 0; step < steps; ++step) {
       const auto un = ts::copy(u), vn = ts::copy(v);
@@ -85,6 +87,7 @@ int main(int argc, char** argv) {
     }
     u_norm = ts::norm(u).item();
     ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    loop.stop(rt);
   };
   if (warmup > 0) run(std::min(warmup, iters));  // untimed: kernels loaded, memory pool grown
   run(iters);
@@ -112,6 +115,7 @@ int main(int argc, char** argv) {
     std::printf("v_mid %.17g\n", v_mid);
     std::printf("p_mid %.17g\n", p_mid);
     std::printf("time per iteration %.3f ms\n", iters > 0 ? ms / static_cast<double>(iters) : 0.0);
+    loop.print(iters);
     if (check) std::printf("check %s: finite values and boundary conditions\n", ok ? "passed" : "FAILED");
   }
   return ok ? 0 : 1;

@@ -39,13 +39,16 @@ int main(int argc, char** argv) {
   // `steps` iterations from x = 0, timed from the first.
   ts::Array<double> x;
   double x_sum = 0, ms = 0;
+  LoopCounts loop;
   auto run = [&](std::int64_t steps) {
     x = ts::zeros<double>({n});
     rt.flush();
+    loop.start(rt);
     const auto start = std::chrono::steady_clock::now();
     for (std::int64_t it = 0; it < steps; ++it) x = (b - ts::matmul(R, x)) / d;
     x_sum = ts::sum(x).item();
     ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    loop.stop(rt);
   };
   if (warmup > 0) run(std::min(warmup, iters));  // untimed: kernels loaded, memory pool grown
   run(iters);
@@ -66,6 +69,7 @@ int main(int argc, char** argv) {
     std::printf("x_first %.17g\n", x_first);
     std::printf("x_last %.17g\n", x_last);
     std::printf("time per iteration %.3f ms\n", iters > 0 ? ms / static_cast<double>(iters) : 0.0);
+    loop.print(iters);
     if (check)
       std::printf("check %s: allclose(A @ x, b), |A x - b| / |b| = %.3g\n", ok ? "passed" : "FAILED", residual);
   }

@@ -53,11 +53,13 @@ int main(int argc, char** argv) {
   ts::Array<std::int64_t> labels;
   bool never_grew = true;
   double total = 0, ms = 0;
+  LoopCounts loop;
   auto run = [&](std::int64_t steps) {
     centroids = ts::copy(data(ts::slice(0, 2 * centers, 2), ts::all));
     never_grew = true;
     double previous = INFINITY;
     rt.flush();
+    loop.start(rt);
     const auto start = std::chrono::steady_clock::now();
     for (std::int64_t it = 0; it < steps; ++it) {
       // data[:, None, :] - centroids[None, :, :] is (n, centers, dims); its squares summed over dims.
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
     }
     total = distance_sum.item();
     ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    loop.stop(rt);
   };
   if (warmup > 0) run(std::min(warmup, iters));  // untimed: kernels loaded, memory pool grown
   run(iters);
@@ -92,6 +95,7 @@ int main(int argc, char** argv) {
     std::printf("label_sum %lld\n", static_cast<long long>(label_sum));
     for (std::size_t k = 0; k < sizes.size(); ++k) std::printf("count[%zu] %.0f\n", k, sizes[k]);
     std::printf("time per iteration %.3f ms\n", ms / static_cast<double>(iters));
+    loop.print(iters);
     if (check) std::printf("check %s: the distance sum never grew\n", ok ? "passed" : "FAILED");
   }
   return ok ? 0 : 1;

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   ts::Array<double> w;
   bool decreasing = true;
   double previous = INFINITY, w_norm = 0, ms = 0;
+  LoopCounts loop;
   auto run = [&](std::int64_t steps) {
     w = ts::zeros<double>({X.shape()[1]});
     decreasing = true;
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
     // X and y are lazy until the window runs: build them before the clock starts, as eager
     // TESSERA_FUSION=0 does (the fused-versus-unfused comparison timed building X before).
     rt.flush();
+    loop.start(rt);
     const auto start = std::chrono::steady_clock::now();
     for (std::int64_t step = 0; step < steps; ++step) {
       auto error = ts::matmul(X, w) - y;
@@ -63,6 +65,7 @@ int main(int argc, char** argv) {
     }
     w_norm = ts::norm(w).item();
     ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    loop.stop(rt);
   };
   if (warmup > 0) run(std::min(warmup, iters));  // untimed: kernels loaded, memory pool grown
   run(iters);
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
     std::printf("w_first %.17g\n", w_first);
     std::printf("error %.17g\n", error);
     std::printf("time per iteration %.3f ms\n", iters > 0 ? ms / static_cast<double>(iters) : 0.0);
+    loop.print(iters);
     if (check)
       std::printf("check %s: the squared error fell at every step, to %.6g\n", ok ? "passed" : "FAILED", error);
   }

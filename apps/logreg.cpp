@@ -54,9 +54,11 @@ int main(int argc, char** argv) {
   // `steps` steps from w = 0, timed from the first.
   ts::Array<double> w;
   double w_norm = 0, ms = 0;
+  LoopCounts loop;
   auto run = [&](std::int64_t steps) {
     w = ts::zeros<double>({X.shape()[1]});
     rt.flush();
+    loop.start(rt);
     const auto start = std::chrono::steady_clock::now();
     for (std::int64_t step = 0; step < steps; ++step) {
       auto scores = ts::matmul(X, w);
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
     }
     w_norm = ts::norm(w).item();
     ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    loop.stop(rt);
   };
   if (warmup > 0) run(std::min(warmup, iters));  // untimed: kernels loaded, memory pool grown
   run(iters);
@@ -81,6 +84,7 @@ int main(int argc, char** argv) {
     std::printf("w_first %.17g\n", w_first);
     std::printf("likelihood %.17g\n", likelihood);
     std::printf("time per iteration %.3f ms\n", iters > 0 ? ms / static_cast<double>(iters) : 0.0);
+    loop.print(iters);
     if (check)
       std::printf("check %s: log-likelihood %.6g from %.6g at w = 0\n", ok ? "passed" : "FAILED", likelihood,
                   start_likelihood);

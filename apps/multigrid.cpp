@@ -127,14 +127,17 @@ int main(int argc, char** argv) {
   // Multigrid as the solver: `steps` V-cycles from u = 0, timed from the first.
   std::vector<Level> levels;
   double mg_residual = 0, mg_ms = 0;
+  LoopCounts mg_counts, pcg_counts;
   auto solver = [&](std::int64_t steps) {
     levels = make_levels(n);
     levels[0].f.assign(f);
     rt.flush();
+    mg_counts.start(rt);
     const auto start = std::chrono::steady_clock::now();
     for (std::int64_t it = 0; it < steps; ++it) vcycle(levels, 0);
     mg_residual = relative_residual(levels[0].u, f, h);
     mg_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    mg_counts.stop(rt);
   };
   if (warmup > 0) solver(std::min(warmup, iters));  // untimed: kernels loaded, memory pool grown
   solver(iters);
@@ -162,6 +165,7 @@ int main(int argc, char** argv) {
     r(ts::all, 0).assign(0.0);
     r(ts::all, -1).assign(0.0);
     rt.flush();
+    pcg_counts.start(rt);
     const auto start = std::chrono::steady_clock::now();
     auto z = precondition(r);
     auto p = ts::copy(z);
@@ -178,6 +182,7 @@ int main(int argc, char** argv) {
     }
     pcg_residual = relative_residual(u, f, h);
     pcg_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    pcg_counts.stop(rt);
   };
   if (warmup > 0) pcg(std::min(warmup, iters));  // likewise
   pcg(iters);
@@ -194,6 +199,8 @@ int main(int argc, char** argv) {
     std::printf("pcg_norm %.17g\n", pcg_norm);
     std::printf("time per V-cycle %.3f ms, per PCG iteration %.3f ms\n", mg_ms / static_cast<double>(iters),
                 pcg_ms / static_cast<double>(iters));
+    mg_counts.print(iters, "V-cycle");
+    pcg_counts.print(iters, "PCG iteration");
     if (check)
       std::printf("check %s: %.3g reduction per V-cycle, PCG residual %.3g (solver %.3g)\n", ok ? "passed" : "FAILED",
                   rate, pcg_residual, mg_residual);

@@ -201,10 +201,13 @@ int main(int argc, char** argv) {
       // Untimed (kernels loaded, memory pool grown), from x = 0 as the timed solve.
       if (warmup > 0) ts::norm(solve(A, b, std::min(warmup, iters)).r).item();
       rt.flush();
+      LoopCounts loop;
+      loop.start(rt);
       const auto start = std::chrono::steady_clock::now();
       const Solution s = solve(A, b, iters);
       const double residual = ts::norm(s.r).item() / b_norm;  // waits for the solve
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      loop.stop(rt);
       const double x_norm = ts::norm(s.x).item();
       if (name == "poisson" && std::string(solver) == "cg") cg_ms = ms;
       if (check) {
@@ -218,6 +221,7 @@ int main(int argc, char** argv) {
       if (rt.rank() == 0) {
         std::printf("%s_%s_residual %.17g\n", name.c_str(), solver, residual);
         std::printf("%s_%s_x_norm %.17g\n", name.c_str(), solver, x_norm);
+        loop.print(iters, (name + " " + solver + " iteration").c_str());
       }
     }
   }

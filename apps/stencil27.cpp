@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   // `steps` iterations from the initial grid, timed from the first; the grid and the energy stay.
   ts::Array<double> grid;
   double energy = 0, ms = 0;
+  LoopCounts loop;
   auto run = [&](std::int64_t steps) {
     grid = ts::zeros<double>({n + 2, n + 2, n + 2});
     initialize(grid);
@@ -92,6 +93,7 @@ int main(int argc, char** argv) {
         for (int c = 0; c < 3; ++c) g[a][b][c] = grid(s(a), s(b), s(c));
 
     rt.flush();
+    loop.start(rt);
     const auto start = std::chrono::steady_clock::now();
     for (std::int64_t it = 0; it < steps; ++it) {
       // Sums along the last axis, then the rows of each plane, then the planes, as cuPyNumeric.
@@ -103,6 +105,7 @@ int main(int argc, char** argv) {
     }
     energy = ts::sum(g[1][1][1]).item() / static_cast<double>(n * n);
     ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    loop.stop(rt);
   };
   if (warmup > 0) run(std::min(warmup, iters));  // untimed: kernels loaded, memory pool grown
   run(iters);
@@ -126,6 +129,7 @@ int main(int argc, char** argv) {
     std::printf("norm %.17g\n", norm);
     std::printf("middle %.17g\n", middle);
     std::printf("time per iteration %.3f ms\n", iters > 0 ? ms / static_cast<double>(iters) : 0.0);
+    loop.print(iters);
     if (check) std::printf("check %s: largest difference from host loops %.3g\n", ok ? "passed" : "FAILED", worst);
   }
   return ok ? 0 : 1;

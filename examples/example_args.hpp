@@ -8,6 +8,10 @@
 //   if (!args.ok()) { if (rank == 0) args.report(); return 2; }
 //
 // Every rank parses the same argv, so every rank reaches the same verdict and none hangs.
+//
+// LoopCounts: what tessera counted (rt.stats()) over an app's timed loop, per iteration, printed
+// beside its time so that kernels and bytes per iteration can be set against the loop's memory
+// floor (docs/BENCHMARKS.md); here once rather than in each of the nine apps.
 
 #include <cerrno>
 #include <cstdint>
@@ -15,6 +19,8 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <tessera/tessera.hpp>
 
 class ExampleArgs {
  public:
@@ -97,4 +103,23 @@ class ExampleArgs {
   std::string usage_;
   std::string error_;
   bool help_ = false;
+};
+
+// The difference of rt.stats() between start() (right before the clock starts) and stop() (right
+// after the timed loop's sync), so the counts cover what the time covers. They are this rank's
+// counts; bytes are bytes_accessed, the planner's count of each kernel argument's view over the
+// launch domain: no measure of a product's traffic (a GEMV counts its vectors at the matrix's
+// size, a SpMV not its CSR matrix).
+struct LoopCounts {
+  tessera::Stats before, after;
+  void start(const tessera::Runtime& rt) { before = rt.stats(); }
+  void stop(const tessera::Runtime& rt) { after = rt.stats(); }
+  // "kernels per ITEM K, bytes per ITEM B (by tessera's count)": more than two words, so
+  // apps/check_app.py does not take it for a result.
+  void print(std::int64_t iters, const char* item = "iteration") const {
+    const double per = iters > 0 ? 1.0 / static_cast<double>(iters) : 0.0;
+    std::printf("kernels per %s %.2f, bytes per %s %.4g (by tessera's count)\n", item,
+                static_cast<double>(after.kernels - before.kernels) * per, item,
+                static_cast<double>(after.bytes_accessed - before.bytes_accessed) * per);
+  }
 };
