@@ -42,6 +42,7 @@ double parse_seconds(const char* var, const std::string& text) {
 constexpr long kMaxBatchElements = 1L << 24;
 
 bool valid_jit_elements(int e) { return e == 0 || e == 1 || e == 2 || e == 4; }
+bool valid_spmv(const std::string& s) { return s == "auto" || s == "generated" || s == "cusparse"; }
 
 void check_log(const std::string& text) {
   if (text.empty()) return;
@@ -113,8 +114,7 @@ Config Config::with_environment() const {
   }
   if (const char* v = getenv_or_null("TESSERA_SPMV")) {
     std::string s = v;
-    if (s != "auto" && s != "generated" && s != "cusparse")
-      detail::raise("TESSERA_SPMV='", s, "' is not valid: expected auto, generated or cusparse");
+    if (!valid_spmv(s)) detail::raise("TESSERA_SPMV='", s, "' is not valid: expected auto, generated or cusparse");
     c.spmv = s;
   }
   if (const char* v = getenv_or_null("TESSERA_CHECK_DIVERGENCE")) {
@@ -160,8 +160,7 @@ void Config::validate() const {
   check_log(log);
   if (comm != "auto" && comm != "mpi" && comm != "nccl")
     detail::raise("Config::comm='", comm, "' is not valid: expected auto, mpi or nccl");
-  if (spmv != "auto" && spmv != "generated" && spmv != "cusparse")
-    detail::raise("Config::spmv='", spmv, "' is not valid: expected auto, generated or cusparse");
+  if (!valid_spmv(spmv)) detail::raise("Config::spmv='", spmv, "' is not valid: expected auto, generated or cusparse");
   if (!valid_jit_elements(jit_elements))
     detail::raise("Config::jit_elements=", jit_elements, " is not valid: expected 0 (automatic), 1, 2 or 4");
   if (batch_elements < 0 || batch_elements > kMaxBatchElements)
