@@ -493,6 +493,43 @@ TEST_F(TesseraTest, NestedReductionsCompile) {
   EXPECT_EQ(staged, 5);
 }
 
+// Epilogues (Program::epilogue): reductions along the last dimension whose results feed
+// elementwise work in the same kernel, run by lane 0 of each row's warp; float and integer
+// results, a mean, an index, float32; each compiles with NVRTC in both kernel forms.
+TEST_F(TesseraTest, EpiloguesCompile) {
+  launched().clear();
+  td::set_launch_observer(&capture);
+  auto A = ts::random<double>({13, 7}, 1), x = ts::random<double>({7}, 2), b = ts::random<double>({13}, 3);
+  auto F = A.astype<float>();
+  rt().flush();  // the operands are stored: an epilogue's group stores nothing else
+  std::vector<ts::Array<double>> values;
+  std::vector<ts::Array<std::int64_t>> labels;
+  std::vector<ts::Array<float>> singles;
+  values.push_back((b - ts::sum(A * x(ts::newaxis, ts::all), 1)) / b);
+  values.push_back(ts::sqrt(ts::mean(ts::square(A), 1, true)) + 1.0);
+  values.push_back(ts::max(A, 1) - ts::min(A, 1));
+  labels.push_back(ts::argmax(A, 1) + std::int64_t(1));
+  labels.push_back(ts::count_nonzero(A > 0.5, 1) * std::int64_t(2));
+  singles.push_back(ts::sum(F, 1) * 2.0f);
+  rt().flush();
+  td::set_launch_observer(&observe);
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  std::size_t epilogues = 0;
+  for (const Launched& l : launched()) {
+    if (l.program.epilogue < 0) continue;
+    ++epilogues;
+    for (const int elements : {4, 1}) {
+      const td::GeneratedKernel g = td::generate_cuda(l.program, l.nargs, l.shape, elements);
+      EXPECT_EQ(g.source.find("p.partials"), std::string::npos) << g.source;  // no outputs of its own
+      EXPECT_FALSE(cache.cubin(g, stats).empty()) << g.source;
+    }
+    EXPECT_FALSE(cache.cubin(td::generate_cuda(l.program, l.nargs, {}, 1), stats).empty());
+  }
+  const bool columns_cut = td::runtime().grid(2).dim(1) > 1;
+  EXPECT_EQ(epilogues, columns_cut ? 0u : 6u);
+}
+
 // A batch of boundary strips (fusion/executor.cpp, execute_batch) is one kernel: each part's
 // program over its own domain, a barrier between parts, the parts' arguments and constants one
 // after the other in the parameter block; it compiles with NVRTC.

@@ -21,7 +21,7 @@ const char* const kVariables[] = {
     "TESSERA_WINDOW",       "TESSERA_FUSION",    "TESSERA_BACKEND",      "TESSERA_GRID",
     "TESSERA_LOG",          "TESSERA_CACHE_DIR", "TESSERA_COMM",         "TESSERA_CHECK_DIVERGENCE",
     "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP",   "TESSERA_JIT_ELEMENTS", "TESSERA_BATCH_ELEMENTS",
-    "TESSERA_JIT_WAIT",     "TESSERA_CXX",       "TESSERA_SPMV"};
+    "TESSERA_JIT_WAIT",     "TESSERA_CXX",       "TESSERA_SPMV",         "TESSERA_MATVEC"};
 
 // Unsets every TESSERA_* variable for the lifetime of the object.
 struct CleanEnvironment {
@@ -135,6 +135,10 @@ TEST(Config, GoodEnvironmentValuesOverrideCode) {
     EnvGuard g("TESSERA_SPMV", v);
     EXPECT_EQ(base.with_environment().spmv, v);
   }
+  for (const std::string v : {"auto", "generated", "blas"}) {
+    EnvGuard g("TESSERA_MATVEC", v);
+    EXPECT_EQ(base.with_environment().matvec, v);
+  }
   {
     const std::string dir = "/tmp/tessera cache/kernels";
     EnvGuard g("TESSERA_CACHE_DIR", dir);
@@ -202,6 +206,7 @@ TEST(Config, BadEnvironmentValuesNameTheVariableAndTheChoices) {
       {"TESSERA_BATCH_ELEMENTS", "", {"positive integer"}},
       {"TESSERA_SPMV", "cublas", {"'cublas'", "auto", "generated", "cusparse"}},
       {"TESSERA_SPMV", "", {"''", "auto", "generated", "cusparse"}},
+      {"TESSERA_MATVEC", "cublas", {"'cublas'", "auto", "generated", "blas"}},
       {"TESSERA_JIT_WAIT", "yes", {"'yes'", "0 or 1"}},
       {"TESSERA_JIT_WAIT", "", {"0 or 1"}},
       {"TESSERA_CXX", "", {"empty", "compiler"}},

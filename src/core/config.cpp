@@ -43,6 +43,7 @@ constexpr long kMaxBatchElements = 1L << 24;
 
 bool valid_jit_elements(int e) { return e == 0 || e == 1 || e == 2 || e == 4; }
 bool valid_spmv(const std::string& s) { return s == "auto" || s == "generated" || s == "cusparse"; }
+bool valid_matvec(const std::string& s) { return s == "auto" || s == "generated" || s == "blas"; }
 
 void check_log(const std::string& text) {
   if (text.empty()) return;
@@ -117,6 +118,11 @@ Config Config::with_environment() const {
     if (!valid_spmv(s)) detail::raise("TESSERA_SPMV='", s, "' is not valid: expected auto, generated or cusparse");
     c.spmv = s;
   }
+  if (const char* v = getenv_or_null("TESSERA_MATVEC")) {
+    std::string s = v;
+    if (!valid_matvec(s)) detail::raise("TESSERA_MATVEC='", s, "' is not valid: expected auto, generated or blas");
+    c.matvec = s;
+  }
   if (const char* v = getenv_or_null("TESSERA_CHECK_DIVERGENCE")) {
     std::string s = v;
     if (s != "0" && s != "1") detail::raise("TESSERA_CHECK_DIVERGENCE='", s, "' is not valid: expected 0 or 1");
@@ -161,6 +167,8 @@ void Config::validate() const {
   if (comm != "auto" && comm != "mpi" && comm != "nccl")
     detail::raise("Config::comm='", comm, "' is not valid: expected auto, mpi or nccl");
   if (!valid_spmv(spmv)) detail::raise("Config::spmv='", spmv, "' is not valid: expected auto, generated or cusparse");
+  if (!valid_matvec(matvec))
+    detail::raise("Config::matvec='", matvec, "' is not valid: expected auto, generated or blas");
   if (!valid_jit_elements(jit_elements))
     detail::raise("Config::jit_elements=", jit_elements, " is not valid: expected 0 (automatic), 1, 2 or 4");
   if (batch_elements < 0 || batch_elements > kMaxBatchElements)

@@ -48,6 +48,10 @@ struct Config {
   // TESSERA_SPMV: auto|generated|cusparse, the SpMV's kernel for a CSR block on CUDA builds
   // (docs/LINALG.md, "Sparse matrices": which is faster; host backends always use the generated).
   std::string spmv = "auto";
+  // TESSERA_MATVEC: auto|generated|blas, the kernel of a dense matvec (n, k) @ (k,): a BLAS GEMV
+  // task (auto, blas: faster on the H200, docs/LINALG.md), or a reduction program whose
+  // elementwise consumers run in its kernel (generated: an epilogue, docs/FUSION.md).
+  std::string matvec = "auto";
 
   // This configuration with every TESSERA_* variable that is set applied on top.
   Config with_environment() const;

@@ -418,9 +418,11 @@ ExecReport execute(const Launch& task) {
     if (rt.logging(LogTopic::Comm)) halo_log += " store#" + std::to_string(s.id());
   }
   const Box inside = interior(tile, task, access, exchange);
-  // Reductions along a dimension write each output once, from a launch over the whole tile.
+  // Reductions along a dimension write each output once, from a launch over the whole tile; so
+  // does an epilogue (Program::epilogue), whose reductions have no outputs of their own.
   const bool along = !task.reductions.empty() && task.program->reduce_dim >= 0;
-  const bool overlap = !exchange.empty() && rt.config().overlap && !inside.empty() && !along && !body;
+  const bool epilogue = !body && task.program->epilogue >= 0;
+  const bool overlap = !exchange.empty() && rt.config().overlap && !inside.empty() && !along && !epilogue && !body;
   std::optional<Fetch> halo_fetch;
   if (!exchange.empty()) {
     report.halo_stores = static_cast<int>(exchange.size());
@@ -498,6 +500,15 @@ ExecReport execute(const Launch& task) {
                                "tessera::partials", false);
     target.along = reinterpret_cast<Value*>(partials_buffer.data());
     target.count = outputs;
+  } else if (epilogue) {
+    // One row per output of the last dimension's reductions, none of it cut across ranks.
+    const auto cut = [&](int d) { return launch.cuts[d] && grid.dim(launch.axis[d]) > 1; };
+    if (cut(ndim - 1))
+      raise("internal: ", *task.label, " runs an epilogue over a domain cut along its reduced dimension");
+    for (int d = 0; d < ndim - 1; ++d) outputs *= std::max<std::int64_t>(0, tile.extent(d));  // rows of 0 too
+    // A rank off the coordinate an integer index fixes holds none of the rows, whatever its extents.
+    if (key.store->ndim() > 0 && key.store->owned().empty()) outputs = 0;
+    target.count = outputs;
   } else if (!task.reductions.empty()) {
     partials_buffer = allocate(sizeof(Accumulators), "tessera::partials", false);
     target.partials = PartialsView(reinterpret_cast<Accumulators*>(partials_buffer.data()));
@@ -548,7 +559,7 @@ ExecReport execute(const Launch& task) {
   };
   bool launched = false;
   const auto run = [&](const Box& part, const std::string& label) {
-    if (along && outputs == 0) return;  // nothing to reduce into on this rank
+    if ((along || epilogue) && outputs == 0) return;  // nothing to reduce into on this rank
     if (task.reductions.empty() || !launched) {
       launch_kernel(label, *task.program, accessors(part), domain_of(part), target);
     } else {
@@ -609,7 +620,7 @@ namespace {
 std::optional<BatchLaunch> batch_part(const Launch& task, std::int64_t& bytes) {
   RuntimeState& rt = runtime();
   const std::optional<Tiling> launch = induced(task.domain.store->tiling(), task.domain.view);
-  if (!launch || !task.reductions.empty() || task.body) return std::nullopt;
+  if (!launch || !task.reductions.empty() || task.body || task.program->epilogue >= 0) return std::nullopt;
   const ProcessGrid& grid = rt.grid(launch->grid);
   const Box tile = launch->tile(grid.coords(rt.rank()));
   BatchLaunch part{task.program, {}, domain_over(tile, task.domain.view)};

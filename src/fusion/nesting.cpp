@@ -1,6 +1,7 @@
 #include "tessera/fusion/nesting.hpp"
 
 #include "tessera/data/store.hpp"
+#include "tessera/fusion/runtime_state.hpp"
 
 namespace tessera::detail {
 namespace {
@@ -61,6 +62,41 @@ std::string gathered_operand(const Nesting& nesting, const Tiling& launch,
                " as the launch domain is, and would be gathered";
   }
   return "";
+}
+
+std::optional<View> epilogue_lift(const View& domain, int op_ndim, const Index3& op_extent) {
+  const int n = domain.ndim;
+  if (n == 0 || (op_ndim != n - 1 && op_ndim != n)) return std::nullopt;
+  for (int d = 0; d < n - 1; ++d)
+    if (op_extent[d] != domain.extent[d]) return std::nullopt;
+  if (op_ndim == n && op_extent[n - 1] != 1) return std::nullopt;
+  View lift;
+  lift.ndim = n;
+  lift.store_ndim = op_ndim;
+  lift.extent = domain.extent;
+  for (int d = 0; d < n - 1; ++d) lift.map[d][d] = 1;  // the reduced dimension is stretched
+  return lift;
+}
+
+bool same_parts(const Tiling& a, const Tiling& b) {
+  if (a.ndim != b.ndim) return false;
+  if (a.aligned(b)) return true;
+  const RuntimeState& rt = runtime();
+  const ProcessGrid &ga = rt.grid(a.grid), &gb = rt.grid(b.grid);
+  for (int r = 0; r < rt.size(); ++r) {
+    const Box x = a.tile(ga.coords(r)), y = b.tile(gb.coords(r));
+    for (int d = 0; d < a.ndim; ++d)
+      if (x.lo[d] != y.lo[d] || x.hi[d] != y.hi[d]) return false;
+  }
+  return true;
+}
+
+bool same_holders(const Tiling& a, const Tiling& b) {
+  const RuntimeState& rt = runtime();
+  const ProcessGrid &ga = rt.grid(a.grid), &gb = rt.grid(b.grid);
+  for (int r = 0; r < rt.size(); ++r)
+    if (a.tile(ga.coords(r)).empty() != b.tile(gb.coords(r)).empty()) return false;
+  return true;
 }
 
 }  // namespace tessera::detail

@@ -1,6 +1,8 @@
 #pragma once
+// Reductions fused with what reads their results, in one kernel over the reduction's domain.
+//
 // Nested reductions: the geometry of an outer reduction along an axis of an inner reduction's
-// result, both in one kernel over the inner reduction's domain (Program::nested).
+// result (Program::nested).
 //
 //   argmin(sum(square(P[:, None, :] - C[None, :, :]), 2), 1)     P (n, d), C (k, d)
 //   inner domain (n, k, d); the sum reduces dimension 2, the argmin dimension 1 of the inner
@@ -38,5 +40,26 @@ std::optional<Nesting> nesting(const Task& inner, const Store& inner_result, con
 // (or read in place) either way.
 std::string gathered_operand(const Nesting& nesting, const Tiling& launch,
                              const std::vector<std::pair<const Store*, View>>& operands);
+
+// Epilogues (Program::epilogue): elementwise ops over the result of reductions along the last
+// dimension, run once per row after the row is folded.
+//
+//   x = (b - ts::sum(R * x(ts::newaxis, ts::all), 1)) / d       R (n, k); b, d (n,)
+//   the reduction's domain (n, k); the subtraction and the division run per row i, reading row
+//   i's sum from registers, b[i] and d[i] through views stretched along k.
+//
+// The view that lifts an epilogue op's coordinates into the reduction's domain: `domain` (n
+// dimensions, the reduction's key view) reduces its last dimension; the op runs over the result's
+// shape (n - 1 dimensions, or n with keepdims, the last of length 1), `op_extent`. Its views
+// composed with the lift read each row's element at every position along the reduced dimension.
+// nullopt where the op's shape is not the result's.
+std::optional<View> epilogue_lift(const View& domain, int op_ndim, const Index3& op_extent);
+
+// Whether every rank's part of tiling a is the same box as its part of tiling b (on their own
+// process grids): a kernel launched over one reads operands tiled like the other in place.
+bool same_parts(const Tiling& a, const Tiling& b);
+// Whether the same ranks hold a part of tiling a as of tiling b: a lifted domain stretches the
+// result's kept length-1 axis, which its own tiling may cut (the ranks off it hold nothing).
+bool same_holders(const Tiling& a, const Tiling& b);
 
 }  // namespace tessera::detail

@@ -243,6 +243,7 @@ class Planner {
     std::string reason = "end of window";
     std::set<int> renamed;  // stores written into a fresh buffer (rule 3 lifted)
     int nested_outer = -1;  // the last op, an outer reduction of the op before it (nested_reduction)
+    int epilogue = -1;      // ops[epilogue..]: the epilogue of the group's reductions (epilogue_refusal)
   };
 
   // Rule 3 is lifted by renaming when the write covers at least half of the store: the frame
@@ -592,6 +593,56 @@ class Planner {
     return gathered_operand(*g, launch_of(inner), operands);
   }
 
+  // Whether op i may join the current group's epilogue (Program::epilogue, nesting.hpp): run once
+  // per row of the group's reductions along the last dimension, reading their results from
+  // registers. Returns why not ("" if it may). `starting`: op i would begin the epilogue; `body`
+  // the stores the group's ops before the epilogue read or write, `body_written` those they write.
+  std::string epilogue_refusal(int i, const Group& group, const std::vector<ViewKey>& reads_i,
+                               const std::vector<char>& reduced, const std::set<int>& body,
+                               const std::set<int>& body_written, const Tiling& body_domain, bool starting) const {
+    const Task& t = ops_[i];
+    if (!t.reductions.empty()) return "it reduces";
+    if (is_scalar_domain(t)) return "it is a scalar op";
+    for (const Instr& c : t.program.code)
+      if (c.op == OpCode::Index || c.op == OpCode::Random || c.op == OpCode::Coord)
+        return "its values depend on the element's position";
+    std::vector<int> members = group.ops;
+    members.push_back(i);
+    for (const ViewKey& r : reads_i) {
+      const std::string name = "store#" + std::to_string(w_.stores[r.store]->id());
+      if (reduced[r.store]) {
+        if (r.view != w_.stores[r.store]->whole()) return "it reads the reduction's result " + name + " through a view";
+      } else if (body_written.count(r.store)) {
+        return "it reads " + name + ", which the reduction's kernel writes";
+      }
+    }
+    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      const int s = w_.arg_store[i][a];
+      if (t.args[a].written && (body.count(s) || reduced[s]))
+        return "it writes store#" + std::to_string(w_.stores[s]->id()) + ", which the reduction's kernel reads";
+    }
+    if (!starting) return "";
+    if (!group.renamed.empty()) return "the group renames a buffer";
+    // The kernel runs over the epilogue's tiling: a store the reduction's side writes would be
+    // written through a domain it is not aligned with.
+    for (int s : body_written)
+      if (live_after(s, members)) return "the group's earlier ops store store#" + std::to_string(w_.stores[s]->id());
+    for (int k : group.ops)
+      for (int s : w_.reduction_store[k])
+        if (live_after(s, members))
+          return "the reduction's result store#" + std::to_string(w_.stores[s]->id()) +
+                 " is read after the epilogue or held";
+    const View& key = ops_[anchor_[group.ops.front()]].args[ops_[anchor_[group.ops.front()]].key].view;
+    const Task& head = ops_[anchor_[i]];
+    const View& op_key = head.args[head.key].view;
+    const std::optional<View> lift = epilogue_lift(key, op_key.ndim, op_key.extent);
+    if (!lift) return "it runs over another shape than the reduction's result";
+    const std::optional<Tiling> lifted = induced(head.args[head.key].store->tiling(), compose(op_key, *lift));
+    if (!lifted || !same_parts(*lifted, body_domain) || !same_holders(*lifted, launch_of(i)))
+      return "the reduction's operands are cut along the reduced dimension, or tiled unlike its result";
+    return "";
+  }
+
   void form_groups() {
     std::map<int, std::vector<View>> written;  // store -> views written in the group
     std::map<int, std::vector<View>> read;     // store -> views read in the group
@@ -607,6 +658,9 @@ class Planner {
     constexpr int kNoReduction = -2;
     int group_reduce_dim = kNoReduction;
     int group_reductions = 0;  // reduction slots the group's kernel holds (at most kMaxReductions)
+    // The group's epilogue: the body's stores (read or written, and written) and its tiling.
+    std::set<int> body_stores, body_written;
+    Tiling body_domain;
     auto close = [&](std::string reason) {
       if (current.ops.empty()) return;
       current.reason = std::move(reason);
@@ -621,6 +675,8 @@ class Planner {
       std::fill(reduced.begin(), reduced.end(), 0);
       group_reduce_dim = kNoReduction;
       group_reductions = 0;
+      body_stores.clear();
+      body_written.clear();
     };
     for (int i = 0; i < n_; ++i) {
       if (i > loop_op_ && w_.op_hash[i] == w_.op_hash[loop_op_] && i - span_start >= kLoopSpan && loop_boundary < 0)
@@ -654,6 +710,38 @@ class Planner {
           continue;
         }
       }
+      // Elementwise work on the results of the group's reductions along the last dimension: the
+      // epilogue of its kernel, over the results' tiling from here on.
+      std::string not_epilogue;
+      bool epilogue_reads = false;  // op i reads the group's reductions' results, as its epilogue
+      if (!current.ops.empty() && group_reduce_dim == 2) {
+        bool reads_reduced = false;
+        for (const ViewKey& r : reads_i) reads_reduced = reads_reduced || reduced[r.store];
+        const bool starting = current.epilogue < 0;
+        if (starting && reads_reduced) {
+          for (const auto& [store, views] : read) body_stores.insert(store);
+          for (const auto& [store, views] : written) body_stores.insert(store), body_written.insert(store);
+          body_domain = domain;
+        }
+        if (!starting || reads_reduced) {
+          not_epilogue =
+              epilogue_refusal(i, current, reads_i, reduced, body_stores, body_written, body_domain, starting);
+          if (not_epilogue.empty()) {
+            epilogue_reads = reads_reduced;
+            if (starting) {
+              current.epilogue = static_cast<int>(current.ops.size());
+              domain = tiling;
+            }
+          } else if (!starting) {
+            close("op " + std::to_string(i) + " (" + short_name(t.label) +
+                  ") cannot join the epilogue: " + not_epilogue);
+            not_epilogue.clear();
+          } else {
+            body_stores.clear();
+            body_written.clear();
+          }
+        }
+      }
       if (!current.ops.empty()) {
         if (scalar != domain_scalar || (!scalar && !tiling.aligned(domain))) {
           msg << "rule 1 (launch domain): op " << i << " (" << short_name(t.label) << ") runs over a different tiling";
@@ -665,9 +753,10 @@ class Planner {
             msg << "rule 2 (true dependence): op " << i << " (" << short_name(t.label) << ") reads store#"
                 << w_.stores[r.store]->id() << " through " << r.view << ", written in the group through " << *w;
             why = msg.str();
-          } else if (reduced[r.store]) {
+          } else if (reduced[r.store] && !epilogue_reads) {
             msg << "rule 4 (reduction): op " << i << " (" << short_name(t.label) << ") reads store#"
                 << w_.stores[r.store]->id() << ", reduced in the group";
+            if (!not_epilogue.empty()) msg << " (no epilogue: " << not_epilogue << ")";
             why = msg.str();
           }
         }
@@ -862,6 +951,10 @@ class Planner {
     // A nested reduction: the inner op folds into Program::nested, the outer op reads its result.
     int nested_inner = -1, nested_outer = -1;
     const Nesting* nesting = nullptr;
+    // An epilogue (Program::epilogue): its ops' coordinates lifted into the reduction's domain, and
+    // the accumulator slot of each reduction's result store, which its loads read instead.
+    std::optional<View> lift;
+    std::map<int, int> result_slot;
 
     int arg(int store, const View& view, bool written, bool renamed = false) {
       auto [it, fresh] = arg_index.emplace(ViewKey{store, view, renamed}, static_cast<int>(g.args.size()));
@@ -901,6 +994,17 @@ class Planner {
           if (i == b.nested_outer) {  // the inner reduction's result, never stored
             out.op = OpCode::NestedResult;
             out.a = 0;
+            out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
+            break;
+          }
+          if (auto rs = b.result_slot.find(s); b.lift && rs != b.result_slot.end()) {
+            // A reduction's result in the epilogue: its accumulator, finalized, never stored.
+            const PlannedReduction& red = b.g.reductions[rs->second];
+            b.g.program.constants.push_back(make_value<double>(red.count));
+            out.op = OpCode::ReduceResult;
+            out.a = static_cast<std::uint16_t>(rs->second);
+            out.b = static_cast<std::uint16_t>(red.finalize);
+            out.c = static_cast<std::uint16_t>(b.g.program.constants.size() - 1);
             out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
             break;
           }
@@ -960,6 +1064,7 @@ class Planner {
           b.g.program.reduce_dim = t.program.reduce_dim;  // the group's reductions share it (form_groups)
           const ReductionOut& ro = t.reductions[in.dst];
           b.g.reductions.push_back({w_.reduction_store[i][in.dst], ro.finalize, ro.count});
+          b.result_slot[w_.reduction_store[i][in.dst]] = slot;
           out.dst = static_cast<std::uint16_t>(slot);
           out.a = R(in.a);
           if (in.op == OpCode::ReduceArg) out.b = R(in.b);
@@ -999,11 +1104,37 @@ class Planner {
       if (!nest) raise("internal: a nested reduction lost its geometry");
       b.nesting = &*nest;
     }
-    for (int i : group.ops) {
+    const bool epilogue = group.epilogue >= 0 && group.epilogue < static_cast<int>(group.ops.size());
+    const Task& epilogue_key = ops_[anchor_[group.ops[epilogue ? group.epilogue : 0]]];
+    for (std::size_t k = 0; k < group.ops.size(); ++k) {
+      const int i = group.ops[k];
       if (i == b.nested_outer) b.g.program.nested.end = static_cast<int>(b.g.program.code.size());
-      emit(b, i, &group);
+      if (epilogue && static_cast<int>(k) == group.epilogue) {
+        // The epilogue shares no register with the code before it: it runs after the row's fold.
+        const Task& head = ops_[anchor_[group.ops.front()]];
+        const View& op_key = epilogue_key.args[epilogue_key.key].view;
+        b.lift = epilogue_lift(head.args[head.key].view, op_key.ndim, op_key.extent);
+        if (!b.lift) raise("internal: an epilogue lost its geometry");
+        b.g.program.epilogue = static_cast<int>(b.g.program.code.size());
+        b.inlined.clear();
+        b.forwarded.clear();
+      }
+      emit(b, i, &group, b.lift ? &*b.lift : nullptr);
     }
     finish(b, group.ops.front());
+    std::string epilogue_results;
+    if (epilogue) {
+      // Over the epilogue's tiling, lifted into the reduction's domain: the reduced dimension is
+      // stretched (cut nowhere), and the reductions have no outputs of their own.
+      const View& op_key = epilogue_key.args[epilogue_key.key].view;
+      b.g.domain = {w_.arg_store[anchor_[group.ops[group.epilogue]]][epilogue_key.key], compose(op_key, *b.lift),
+                    false};
+      for (const PlannedReduction& red : b.g.reductions) {
+        b.elided.push_back(red.store);
+        epilogue_results += " store#" + std::to_string(w_.stores[red.store]->id());
+      }
+      b.g.reductions.clear();
+    }
     if (nested) {
       // Over the result's domain (the reduced dimensions cut nowhere), reducing along the outer
       // op's dimension in the inner domain's coordinates.
@@ -1041,6 +1172,10 @@ class Planner {
               << " in one kernel (store#" << w_.stores[w_.reduction_store[b.nested_inner].front()]->id()
               << " never stored)";
     }
+    if (epilogue)
+      explain << " | epilogue: ops " << group.ops[group.epilogue] << ".." << group.ops.back()
+              << " once per row of the reductions along the last dimension, in the same kernel (" << epilogue_results
+              << " never stored)";
     const int anchor = anchor_[group.ops.front()];
     if (anchor != group.ops.front())
       explain << " | domain: op " << anchor << " (" << short_name(ops_[anchor].label) << ")'s, which the "
@@ -1143,7 +1278,8 @@ class Planner {
         case OpCode::Const:
         case OpCode::Index:
         case OpCode::Coord:
-        case OpCode::NestedResult: break;
+        case OpCode::NestedResult:
+        case OpCode::ReduceResult: break;
         case OpCode::NestedReduce:
           out[k++] = in.a;
           if (is_arg(p.nested.kind)) out[k++] = in.b;
@@ -1197,7 +1333,8 @@ class Planner {
         case OpCode::Const:
         case OpCode::Index:
         case OpCode::Coord:
-        case OpCode::NestedResult: break;
+        case OpCode::NestedResult:
+        case OpCode::ReduceResult: break;
         default:
           if (k >= 1) in.a = static_cast<std::uint16_t>(mapped[0]);
           if (k >= 2) in.b = static_cast<std::uint16_t>(mapped[1]);

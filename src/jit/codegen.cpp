@@ -101,25 +101,48 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
         << suffix << "; " << base << "[" << 2 * k + 1 << " * p.count + " << e << "].i64 = idx" << k << suffix << ";\n";
   };
   if (R == 2) {
+    // p.row_threads (T) threads share a row (jit.cpp, row_threads): a power of two up to 32, whose
+    // shuffles stay inside their segment of the warp. The loop over rows is uniform per block
+    // (every lane reaches every shuffle); lanes past the last row fold nothing.
     Emitter emitter(program, shape);
-    s << "  const long rows = p.domain.n[0] * n1;\n  const int lane = threadIdx.x % 32;\n"
-      << "  for (long row = static_cast<long>(blockIdx.x) * " << kJitBlockX / 32
-      << " + threadIdx.x / 32; row < rows; row += static_cast<long>(gridDim.x) * " << kJitBlockX / 32 << ") {\n"
+    const int n = static_cast<int>(program.code.size()), body_end = program.epilogue >= 0 ? program.epilogue : n;
+    s << "  const long rows = p.domain.n[0] * n1;\n  const int T = static_cast<int>(p.row_threads);\n"
+      << "  const int sub = threadIdx.x % T, width = T;\n  const long per_block = " << kJitBlockX << " / T;\n";
+    s << "  for (long base = static_cast<long>(blockIdx.x) * per_block; base < rows; base += "
+         "static_cast<long>(gridDim.x)"
+      << " * per_block) {\n"
+      << "    const long row = base + threadIdx.x / T;\n    const bool live = row < rows;\n"
       << "    const long i0 = p.domain.n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n    " << accumulators(program, "")
-      << "\n    long j = lane;\n";
+      << "\n    long j = live ? sub : n2;\n";
     if (elements > 1) {
-      s << "    for (; j + " << 32 * (elements - 1) << " < n2; j += " << 32 * elements << ") {\n      const long ";
-      for (int e = 0; e < elements; ++e) s << (e ? ", " : "") << lanes[e].column << " = j + " << 32 * e;
+      s << "    for (; j + static_cast<long>(T) * " << elements - 1 << " < n2; j += static_cast<long>(T) * " << elements
+        << ") {\n      const long ";
+      for (int e = 0; e < elements; ++e)
+        s << (e ? ", " : "") << lanes[e].column << " = j + static_cast<long>(T) * " << e;
       s << ";\n";
-      emitter.body(s, lanes, "      ");
+      emitter.body(s, lanes, "      ", 0, body_end);
       s << "    }\n";
     }
-    s << "#pragma unroll 1\n    for (; j < n2; j += 32) {\n";
-    emitter.body(s, {{"j", ""}}, "      ");
-    s << "    }\n"
-      << warp_fold(program, "") << "    if (lane == 0) {\n      Value* out = static_cast<Value*>(p.partials);\n";
-    store("out", "row", "");
-    s << "    }\n  }\n}\n";
+    s << "#pragma unroll 1\n    for (; j < n2; j += T) {\n";
+    emitter.body(s, {{"j", ""}}, "      ", 0, body_end);
+    s << "    }\n";
+    for (int k = 0; k < nreduce; ++k) {
+      const std::string acc = "acc" + std::to_string(k), idx = "idx" + std::to_string(k);
+      s << "    for (int offset = width / 2; offset > 0; offset /= 2) { const auto v = __shfl_down_sync(0xffffffffu, "
+        << acc << ", offset, width); const long i = __shfl_down_sync(0xffffffffu, " << idx << ", offset, width); "
+        << fold(program, k, acc, idx, "v", "i") << " }\n";
+    }
+    if (program.epilogue >= 0) {
+      // The row's first thread holds its results: it runs the epilogue (Program::epilogue), whose
+      // views are stretched along the reduced dimension (any column reads the row's elements).
+      s << "    if (live && sub == 0) {\n      const long j = 0;\n";
+      emitter.body(s, {{"j", ""}}, "      ", body_end, n);
+      s << "    }\n  }\n}\n";
+    } else {
+      s << "    if (live && sub == 0) {\n      Value* out = static_cast<Value*>(p.partials);\n";
+      store("out", "row", "");
+      s << "    }\n  }\n}\n";
+    }
   } else {
     Emitter emitter(program, shape, true);
     const char* kept = R == 0 ? "p.domain.n[1]" : "p.domain.n[0]";

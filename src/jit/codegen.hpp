@@ -33,8 +33,9 @@ struct KernelParams {
   void* block_partials = nullptr;  // full reductions: nblocks x 2 nreduce values; along: chunks' partials
   void* partials = nullptr;        // Accumulators, or ReductionTarget::along
   std::int64_t nblocks = 0;
-  std::int64_t count = 0;   // reductions along a dimension: outputs per slot
-  std::int64_t chunks = 1;  // ... and ranges of the reduced dimension folded apart
+  std::int64_t count = 0;         // reductions along a dimension: outputs per slot
+  std::int64_t chunks = 1;        // ... and ranges of the reduced dimension folded apart
+  std::int64_t row_threads = 32;  // along the last dimension: threads that fold one row together
 
   Accessor args[kMaxArgs];  // last: only the used prefix matters
 };

@@ -54,6 +54,7 @@ struct KernelParams {
   long nblocks;
   long count;
   long chunks;
+  long row_threads;
   Accessor args[KMAX_ARGS];
 };
 namespace el = tessera::detail::element;
@@ -497,27 +498,40 @@ class Emitter {
         out << fold_kind(n.kind, "nacc", "nidx", value, index) << "\n";
         return out.str();
       }
-      case OpCode::NestedResult: out << define(pc, lane, T) << nested_result(in.type) << ";\n"; return out.str();
+      case OpCode::NestedResult: {
+        const NestedReduction& n = p_.nested;
+        out << define(pc, lane, T) << finalized(n.kind, n.is_float, n.finalize, n.count, "nacc", "nidx", in.type)
+            << ";\n";
+        return out.str();
+      }
+      case OpCode::ReduceResult: {  // slot a's accumulator, once its row is folded (Program::epilogue)
+        const int k = in.a;
+        out << define(pc, lane, T)
+            << finalized(p_.reduce_kinds[k], p_.reduce_float[k], static_cast<Finalize>(in.b), p_.constants[in.c].f64,
+                         "acc" + std::to_string(k), "idx" + std::to_string(k), in.type)
+            << ";\n";
+        return out.str();
+      }
     }
     raise("internal: codegen does not know opcode ", static_cast<int>(in.op));
   }
 
-  // The inner accumulator as the inner reduction's store would hold it (finalize_value in
-  // program/reduce_ops.hpp): finalized and converted to `t`.
-  std::string nested_result(DType t) const {
-    const NestedReduction& n = p_.nested;
-    const bool exact_int = is_arg(n.kind) || (!n.is_float && n.finalize == Finalize::None);
-    const std::string i = is_arg(n.kind) ? "nidx" : "static_cast<long>(nacc)";
-    std::string f = n.is_float ? "nacc" : "static_cast<double>(nacc)";
-    if (n.finalize == Finalize::Mean) {
+  // An accumulator (acc, idx) as its reduction's store would hold it (finalize_value in
+  // program/reduce_ops.hpp): finalized over `count` elements and converted to `t`.
+  static std::string finalized(ReduceKind kind, bool is_float, Finalize finalize, double count, const std::string& acc,
+                               const std::string& idx, DType t) {
+    const bool exact_int = is_arg(kind) || (!is_float && finalize == Finalize::None);
+    const std::string i = is_arg(kind) ? idx : "static_cast<long>(" + acc + ")";
+    std::string f = is_float ? acc : "static_cast<double>(" + acc + ")";
+    if (finalize == Finalize::Mean) {
       std::uint64_t bits = 0;
-      std::memcpy(&bits, &n.count, sizeof bits);
+      std::memcpy(&bits, &count, sizeof bits);
       char text[96];
       std::snprintf(text, sizeof text, "__longlong_as_double(static_cast<long long>(0x%016llxull))",
                     static_cast<unsigned long long>(bits));
       f = "(" + f + " / " + text + ")";
     }
-    if (n.finalize == Finalize::Sqrt) f = "sqrt(" + f + ")";
+    if (finalize == Finalize::Sqrt) f = "sqrt(" + f + ")";
     if (t == DType::Bool) return exact_int ? "(" + i + " != 0L)" : "(" + f + " != 0.0)";
     if (t == DType::Float32 || t == DType::Float64) return std::string("static_cast<") + ctype(t) + ">(" + f + ")";
     return std::string("static_cast<") + ctype(t) + ">(" + (exact_int ? i : f) + ")";

@@ -114,9 +114,17 @@ void emit_along(std::ostream& s, const Program& program, const std::vector<int>&
     s << "  for (long row = first; row < last; ++row) {\n    const long i0 = row / n1, i1 = row - i0 * n1;\n    "
       << accumulators(program, "") << "\n";
     row_pointers(s, types, shape, "    ");
+    const int n = static_cast<int>(program.code.size()), body_end = program.epilogue >= 0 ? program.epilogue : n;
+    Emitter emitter(program, shape, false, Placement{0, 0, "p.domain", true});
     s << "    for (long j = 0; j < n2; ++j) {\n";
-    Emitter(program, shape, false, Placement{0, 0, "p.domain", true}).body(s, {{"j", ""}}, "      ");
+    emitter.body(s, {{"j", ""}}, "      ", 0, body_end);
     s << "    }\n";
+    if (program.epilogue >= 0) {  // once per row, on the finalized results (Program::epilogue)
+      s << "    {\n      const long j = 0;\n      (void)j;\n";
+      emitter.body(s, {{"j", ""}}, "      ", body_end, n);
+      s << "    }\n  }\n";
+      return;
+    }
     store_outputs(s, program, "row", "    ");
     s << "  }\n";
     return;

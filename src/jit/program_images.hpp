@@ -41,6 +41,7 @@ class ProgramImages {
     std::vector<bool> reduce_float;
     int reduce_dim;
     NestedReduction nested;
+    int epilogue;
     KernelImage image;
   };
   std::unordered_map<std::uint64_t, std::deque<Entry>> by_hash_;  // deque: entries never move

@@ -128,6 +128,17 @@ ArrayRef matvec(const ArrayRef& a, const ArrayRef& x, DType t, bool transposed) 
   return y;
 }
 
+// y = A x as a reduction program, sum(A * x[newaxis, :], 1) in one op (TESSERA_MATVEC=generated):
+// each row folded by the reduction kernel, x read as a broadcast operand, the partial sums of a
+// grid row allreduced where the columns are cut; elementwise work on y fuses into the kernel as
+// its epilogue (docs/FUSION.md, "Epilogues"). Not the default: on the H200 cuBLAS's GEMV and the
+// separate elementwise kernel were faster (docs/LINALG.md).
+ArrayRef generated_matvec(const ArrayRef& a, const ArrayRef& x, DType t) {
+  const ArrayRef stretched{x.store, broadcast_view(x, a.shape())};
+  return reduce(ReduceSpec{"matmul", ReduceKind::Sum, t, t, Finalize::None, ReduceMap::Identity, 1, false}, a,
+                &stretched);
+}
+
 // C = A B in SUMMA panels of k: the balanced cuts of k over the larger grid dimension (each panel
 // then mostly lies in one rank's columns of A and one rank's rows of B), split to panel_width.
 ArrayRef gemm_panels(const ArrayRef& a, const ArrayRef& b, DType t) {
@@ -185,6 +196,7 @@ ArrayRef matmul_arrays(const char* what, const ArrayRef& a_in, const ArrayRef& b
   if (!is_float(t))
     raise(what, ": products of ", name(t), " matrices are not supported (tessera's products call BLAS: float32 and ",
           "float64); convert the operands with astype<double>() first");
+  if (na == 2 && nb == 1 && runtime().config().matvec == "generated") return generated_matvec(a_in, b_in, t);
   // An operand copy is an intermediate no Array<T> holds: a window that fills up before the
   // product task that reads it is recorded must not drop it as a dead temporary.
   const ArrayRef a = blas_operand(a_in, t);

@@ -76,6 +76,7 @@ struct Interpreter {
   Value* along = nullptr;
   std::int64_t count = 0;
   NestedReduction nested;  // Program::nested
+  int epilogue = -1;       // Program::epilogue: code[epilogue, ninstr) runs once per row (reduce_dim 2)
 
   KOKKOS_INLINE_FUNCTION void init(Accumulators& acc) const { init_accumulators(acc, slots, nreduce); }
   KOKKOS_INLINE_FUNCTION void join(Accumulators& dst, const Accumulators& src) const {
@@ -110,7 +111,15 @@ struct Interpreter {
       Accumulators acc;
       init(acc);
       OneAccumulator sink{acc};
-      for (std::int64_t j0 = 0; j0 < n2; j0 += Lanes) block(item / n1, item % n1, j0, sink);
+      const int body_end = epilogue >= 0 ? epilogue : ninstr;
+      for (std::int64_t j0 = 0; j0 < n2; j0 += Lanes) {
+        const int len = static_cast<int>(n2 - j0 < Lanes ? n2 - j0 : Lanes);
+        code_range(item / n1, item % n1, j0, len, sink, 0, body_end, nullptr);
+      }
+      if (epilogue >= 0) {  // the reductions' results are the epilogue's, not outputs
+        code_range(item / n1, item % n1, 0, 1, sink, epilogue, ninstr, nullptr);
+        return;
+      }
       for (int k = 0; k < nreduce; ++k) {
         along[2 * k * count + item] = acc.slot[k].v;
         along[(2 * k + 1) * count + item] = acc.slot[k].index;
@@ -382,6 +391,12 @@ struct Interpreter {
           });
           break;
         }
+        case OpCode::ReduceResult: {
+          const Value v = finalize_value(slots[in.a], sink.value(in.a, 0), sink.index(in.a, 0),
+                                         static_cast<Finalize>(in.b), constants(in.c).f64, in.type);
+          for (int l = 0; l < len; ++l) d[l] = v;
+          break;
+        }
         case OpCode::NestedResult: {
           const Value v = finalize_value({nested.kind, nested.is_float}, inner->v, inner->index, nested.finalize,
                                          nested.count, in.type);
@@ -426,6 +441,9 @@ void interpret(const std::string& label, const Program& program, const ProgramIm
   // Light weight: the functor (arguments included, < 4 KiB) goes in the kernel parameters. Heavier
   // launches use constant memory, for which Kokkos makes the host wait for the previous kernel.
   f.nested = program.nested;
+  f.epilogue = program.epilogue;
+  if (f.epilogue >= 0 && f.reduce_dim != 2)
+    raise("internal: ", label, " has an epilogue but does not reduce along the last dimension");
   if (f.nested.dim >= 0) {
     if (target.count != domain.n[3 - f.nested.dim - program.reduce_dim])
       raise("internal: ", label, " nests reductions into ", target.count, " outputs over a tile of ",

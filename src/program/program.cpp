@@ -5,15 +5,58 @@
 namespace tessera::detail {
 
 const char* name(OpCode op) {
-  static const char* names[] = {"load",         "const",  "index",    "coord", "random", "cast",   "neg",
-                                "abs",          "sqrt",   "exp",      "log",   "sin",    "cos",    "tanh",
-                                "erf",          "not",    "tan",      "floor", "ceil",   "sign",   "square",
-                                "bit_not",      "isnan",  "isfinite", "add",   "sub",    "mul",    "div",
-                                "pow",          "max",    "min",      "and",   "or",     "atan2",  "mod",
-                                "bit_and",      "bit_or", "bit_xor",  "eq",    "ne",     "lt",     "le",
-                                "gt",           "ge",     "where",    "store", "reduce", "reduce", "nested_reduce",
-                                "nested_result"};
-  static_assert(sizeof names / sizeof names[0] == static_cast<int>(OpCode::NestedResult) + 1, "one name per opcode");
+  static const char* names[] = {"load",
+                                "const",
+                                "index",
+                                "coord",
+                                "random",
+                                "cast",
+                                "neg",
+                                "abs",
+                                "sqrt",
+                                "exp",
+                                "log",
+                                "sin",
+                                "cos",
+                                "tanh",
+                                "erf",
+                                "not",
+                                "tan",
+                                "floor",
+                                "ceil",
+                                "sign",
+                                "square",
+                                "bit_not",
+                                "isnan",
+                                "isfinite",
+                                "add",
+                                "sub",
+                                "mul",
+                                "div",
+                                "pow",
+                                "max",
+                                "min",
+                                "and",
+                                "or",
+                                "atan2",
+                                "mod",
+                                "bit_and",
+                                "bit_or",
+                                "bit_xor",
+                                "eq",
+                                "ne",
+                                "lt",
+                                "le",
+                                "gt",
+                                "ge",
+                                "where",
+                                "store",
+                                "reduce",
+                                "reduce",
+                                "nested_reduce",
+                                "nested_result",
+                                "reduce_result"};
+  static_assert(sizeof names / sizeof names[0] == static_cast<int>(OpCode::ReduceResult) + 1, "one name per opcode");
   return names[static_cast<int>(op)];
 }
 
@@ -33,6 +76,7 @@ std::string Program::describe() const {
     first = false;
   }
   if (reduce_dim >= 0) out << " along" << reduce_dim;
+  if (epilogue >= 0) out << " epilogue@" << epilogue;
   return out.str();
 }
 

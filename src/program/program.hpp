@@ -71,6 +71,9 @@ enum class OpCode : std::uint8_t {
   // the inner reduction's result store would hold it (type: that store's).
   NestedReduce,
   NestedResult,
+  // An epilogue (Program::epilogue): r[dst] = accumulator slot a's value as the reduction's result
+  // store would hold it, finalized by Finalize(b) over constants[c] elements (type: that store's).
+  ReduceResult,
 };
 
 // Elementwise instructions read r[a] (unary) or r[a] and r[b] (binary): the planner renames
@@ -137,6 +140,12 @@ struct Program {
   // reductions run along the same dimension).
   int reduce_dim = -1;
   NestedReduction nested;
+  // Reductions along the last dimension followed by elementwise work on their results in the same
+  // kernel (docs/FUSION.md, "Epilogues"): code[0, epilogue) runs at every element and folds into
+  // the accumulators; once a row is folded, code[epilogue, end) runs once for it, reading the
+  // finalized results (ReduceResult) and storing through views stretched along the reduced
+  // dimension. The reductions then have no outputs of their own. -1: no epilogue.
+  int epilogue = -1;
 
   std::string describe() const;  // one line: the ops, for logs and kernel labels
 };

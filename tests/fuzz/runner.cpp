@@ -418,6 +418,9 @@ std::vector<Snap> run_tessera(const Program& p, bool fused, Totals& totals) {
   ts::Config cfg;
   cfg.fusion = fused;
   if (fused) cfg.window = p.window;
+  // Half the programs run their matvecs as reduction programs (whose consumers fuse as epilogues),
+  // half through BLAS: both of a program's runs the same way.
+  cfg.matvec = p.seed % 2 ? "generated" : "blas";
   int argc = 0;
   char** argv = nullptr;
   ts::Runtime rt(argc, argv, cfg);
