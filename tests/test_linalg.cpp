@@ -80,14 +80,15 @@ TEST_F(TesseraTest, ProductsAgainstTheHost) { all_shapes(); }
 TEST_F(RowGridTest, ProductsAgainstTheHost) { all_shapes(); }
 TEST_F(ColumnGridTest, ProductsAgainstTheHost) { all_shapes(); }
 // A matvec as a reduction program (TESSERA_MATVEC=generated) agrees with the GEMV task.
-TEST(Linalg, ProductsAgainstTheHostWithGeneratedMatvecs) {
-  ts::Config c;
-  c.matvec = "generated";
-  int argc = 0;
-  char** argv = nullptr;
-  ts::Runtime rt(argc, argv, c);
-  all_shapes();
-}
+class GeneratedMatvecTest : public TesseraTest {
+ protected:
+  ts::Config config() const override {
+    ts::Config c;
+    c.matvec = "generated";
+    return c;
+  }
+};
+TEST_F(GeneratedMatvecTest, ProductsAgainstTheHost) { all_shapes(); }
 TEST(Linalg, ProductsAgainstTheHostUnfused) {
   ts::Config c;
   c.fusion = false;
@@ -205,14 +206,7 @@ void jacobi_iterations(ts::Runtime& rt) {
 TEST(Linalg, JacobiIteration) {
   fused_and_unfused([](ts::Runtime& rt) { jacobi_iterations(rt); });
 }
-TEST(Linalg, JacobiIterationWithAGeneratedMatvec) {
-  ts::Config c;
-  c.matvec = "generated";
-  int argc = 0;
-  char** argv = nullptr;
-  ts::Runtime rt(argc, argv, c);
-  jacobi_iterations(rt);
-}
+TEST_F(GeneratedMatvecTest, JacobiIteration) { jacobi_iterations(rt()); }
 
 TEST_F(TesseraTest, ProductBadInputs) {
   auto A = ts::zeros<double>({7, 5});

@@ -483,12 +483,12 @@ ExecReport execute(const Launch& task) {
   Kokkos::View<char*, MemSpace> partials_buffer, part_buffer;
   ReductionTarget target, part_target;
   std::int64_t outputs = 1;  // per slot
+  const auto cut = [&](int d) { return launch.cuts[d] && grid.dim(launch.axis[d]) > 1; };
   if (along) {
     const int dim = task.program->reduce_dim - (3 - ndim);
     // A nested reduction (Program::nested) reduces a second dimension inside the kernel; the
     // planner's launch domain cuts neither (the inner result would need partials of its own).
     const int inner = task.program->nested.dim >= 0 ? task.program->nested.dim - (3 - ndim) : -1;
-    const auto cut = [&](int d) { return launch.cuts[d] && grid.dim(launch.axis[d]) > 1; };
     if (inner >= 0 && (cut(inner) || cut(dim)))
       raise("internal: ", *task.label, " nests reductions along dimensions its launch domain cuts");
     for (int d = 0; d < ndim; ++d)
@@ -502,7 +502,6 @@ ExecReport execute(const Launch& task) {
     target.count = outputs;
   } else if (epilogue) {
     // One row per output of the last dimension's reductions, none of it cut across ranks.
-    const auto cut = [&](int d) { return launch.cuts[d] && grid.dim(launch.axis[d]) > 1; };
     if (cut(ndim - 1))
       raise("internal: ", *task.label, " runs an epilogue over a domain cut along its reduced dimension");
     for (int d = 0; d < ndim - 1; ++d) outputs *= std::max<std::int64_t>(0, tile.extent(d));  // rows of 0 too

@@ -606,33 +606,31 @@ class Planner {
     for (const Instr& c : t.program.code)
       if (c.op == OpCode::Index || c.op == OpCode::Random || c.op == OpCode::Coord)
         return "its values depend on the element's position";
-    std::vector<int> members = group.ops;
-    members.push_back(i);
+    const auto name = [&](int s) { return "store#" + std::to_string(w_.stores[s]->id()); };
     for (const ViewKey& r : reads_i) {
-      const std::string name = "store#" + std::to_string(w_.stores[r.store]->id());
-      if (reduced[r.store]) {
-        if (r.view != w_.stores[r.store]->whole()) return "it reads the reduction's result " + name + " through a view";
-      } else if (body_written.count(r.store)) {
-        return "it reads " + name + ", which the reduction's kernel writes";
-      }
+      if (reduced[r.store] && r.view != w_.stores[r.store]->whole())
+        return "it reads the reduction's result " + name(r.store) + " through a view";
+      if (!reduced[r.store] && body_written.count(r.store))
+        return "it reads " + name(r.store) + ", which the reduction's kernel writes";
     }
     for (std::size_t a = 0; a < t.args.size(); ++a) {
       const int s = w_.arg_store[i][a];
       if (t.args[a].written && (body.count(s) || reduced[s]))
-        return "it writes store#" + std::to_string(w_.stores[s]->id()) + ", which the reduction's kernel reads";
+        return "it writes " + name(s) + ", which the reduction's kernel reads";
     }
     if (!starting) return "";
     if (!group.renamed.empty()) return "the group renames a buffer";
+    std::vector<int> members = group.ops;
+    members.push_back(i);
     // The kernel runs over the epilogue's tiling: a store the reduction's side writes would be
     // written through a domain it is not aligned with.
     for (int s : body_written)
-      if (live_after(s, members)) return "the group's earlier ops store store#" + std::to_string(w_.stores[s]->id());
+      if (live_after(s, members)) return "the group's earlier ops store " + name(s);
     for (int k : group.ops)
       for (int s : w_.reduction_store[k])
-        if (live_after(s, members))
-          return "the reduction's result store#" + std::to_string(w_.stores[s]->id()) +
-                 " is read after the epilogue or held";
-    const View& key = ops_[anchor_[group.ops.front()]].args[ops_[anchor_[group.ops.front()]].key].view;
+        if (live_after(s, members)) return "the reduction's result " + name(s) + " is read after the epilogue or held";
+    const Task& first = ops_[anchor_[group.ops.front()]];
+    const View& key = first.args[first.key].view;
     const Task& head = ops_[anchor_[i]];
     const View& op_key = head.args[head.key].view;
     const std::optional<View> lift = epilogue_lift(key, op_key.ndim, op_key.extent);

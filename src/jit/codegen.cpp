@@ -27,13 +27,16 @@ __device__ __forceinline__ float fmod(float x, float y) { return ::fmodf(x, y); 
 #define TESSERA_KOKKOS_MATH tessera_math
 )";
 
-std::string warp_fold(const Program& p, const std::string& suffix) {
+// Folds each slot's accumulators across the lanes of a warp, or of each segment of `width` lanes
+// (a power of two, a C++ expression), into the segment's first lane.
+std::string warp_fold(const Program& p, const std::string& suffix, const std::string& width = "32") {
   std::ostringstream s;
   for (std::size_t k = 0; k < p.reduce_kinds.size(); ++k) {
     const int kk = static_cast<int>(k);
     const std::string acc = "acc" + std::to_string(k) + suffix, idx = "idx" + std::to_string(k) + suffix;
-    s << "  for (int offset = 16; offset > 0; offset /= 2) { const auto v = __shfl_down_sync(0xffffffffu, " << acc
-      << ", offset); const long i = __shfl_down_sync(0xffffffffu, " << idx << ", offset); "
+    s << "  for (int offset = " << width << " / 2; offset > 0; offset /= 2) { const auto v = "
+      << "__shfl_down_sync(0xffffffffu, " << acc << ", offset, " << width
+      << "); const long i = __shfl_down_sync(0xffffffffu, " << idx << ", offset, " << width << "); "
       << fold(p, kk, acc, idx, "v", "i") << " }\n";
   }
   return s.str();
@@ -107,7 +110,7 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
     Emitter emitter(program, shape);
     const int n = static_cast<int>(program.code.size()), body_end = program.epilogue >= 0 ? program.epilogue : n;
     s << "  const long rows = p.domain.n[0] * n1;\n  const int T = static_cast<int>(p.row_threads);\n"
-      << "  const int sub = threadIdx.x % T, width = T;\n  const long per_block = " << kJitBlockX << " / T;\n";
+      << "  const int sub = threadIdx.x % T;\n  const long per_block = " << kJitBlockX << " / T;\n";
     s << "  for (long base = static_cast<long>(blockIdx.x) * per_block; base < rows; base += "
          "static_cast<long>(gridDim.x)"
       << " * per_block) {\n"
@@ -126,12 +129,7 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
     s << "#pragma unroll 1\n    for (; j < n2; j += T) {\n";
     emitter.body(s, {{"j", ""}}, "      ", 0, body_end);
     s << "    }\n";
-    for (int k = 0; k < nreduce; ++k) {
-      const std::string acc = "acc" + std::to_string(k), idx = "idx" + std::to_string(k);
-      s << "    for (int offset = width / 2; offset > 0; offset /= 2) { const auto v = __shfl_down_sync(0xffffffffu, "
-        << acc << ", offset, width); const long i = __shfl_down_sync(0xffffffffu, " << idx << ", offset, width); "
-        << fold(program, k, acc, idx, "v", "i") << " }\n";
-    }
+    s << warp_fold(program, "", "T");
     if (program.epilogue >= 0) {
       // The row's first thread holds its results: it runs the epilogue (Program::epilogue), whose
       // views are stretched along the reduced dimension (any column reads the row's elements).
