@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <regex>
 #include <set>
 
 #include <tessera/fusion/backend.hpp>
@@ -79,6 +81,10 @@ class CompileCorpus : public ::testing::Environment {
     }
     EXPECT_EQ(failed, 0);
     EXPECT_GT(corpus().size(), 10u) << "the fuzz corpus launched too few distinct programs to mean anything";
+    const auto carrying = std::count_if(corpus().begin(), corpus().end(), [](const auto& k) {
+      return k.second.source.find("if (!carry) {") != std::string::npos;
+    });
+    EXPECT_GT(carrying, 0) << "no fuzz kernel keeps loads from one row for the next (KernelShape::row_carry)";
     std::printf("[jit] %zu distinct kernels compiled with NVRTC %s for sm_90 in %.1f s (%d failed)\n", corpus().size(),
                 td::KernelCache::nvrtc_version().c_str(), cache.compile_seconds(), failed);
     for (const auto& [elements, programs] : automatic())
@@ -484,6 +490,14 @@ TEST_F(TesseraTest, NestedReductionsCompile) {
     // Where the centroids are staged, the point is the other operand: loaded once per output into
     // registers (when, at run time, it is the same for every centroid), not once per centroid.
     if (g.staged) EXPECT_NE(g.source.find("const bool hoist = staged && "), std::string::npos) << g.source;
+    // The inner extent (of the (13, 4, 3) domain; a rank's part of the 13 points) is small: the
+    // kernel is compiled for it.
+    const std::int64_t extent = l.shape.nested_extent;
+    if (l.program.nested.dim == 0)
+      EXPECT_TRUE(extent >= 1 && extent <= 13) << extent;
+    else
+      EXPECT_EQ(extent, l.program.nested.dim == 1 ? 4 : 3);
+    EXPECT_NE(g.source.find("const long nD = " + std::to_string(extent) + ";"), std::string::npos) << g.source;
     EXPECT_FALSE(cache.cubin(g, stats).empty()) << g.source;
     // Without assumptions (no staging, strided arguments): the other form of the same kernel.
     EXPECT_FALSE(cache.cubin(td::generate_cuda(l.program, l.nargs, {}, 1), stats).empty());
@@ -564,7 +578,8 @@ TEST(JitCodegen, BatchesOfSmallProgramsCompile) {
 // cuPyNumeric's 27-point stencil: the 27 views of one grid and the store into its interior (or
 // into the fresh buffer the grid is renamed to: the same layout) step alike along rows, so the
 // kernel computes one row offset per row for all 28 arguments (KernelShape::same_rows) and,
-// with 27 loads live at once, runs one element per thread.
+// with 27 loads live at once, runs one element per thread; views a row apart are paired
+// (KernelShape::row_carry), so each row after the first of a band loads 9 views.
 TEST_F(TesseraTest, ViewsOfOneStoreShareTheirRowOffsets) {
   const std::int64_t m = 12;
   auto grid = ts::random<double>({m, m, m}, 3);
@@ -587,6 +602,10 @@ TEST_F(TesseraTest, ViewsOfOneStoreShareTheirRowOffsets) {
   ASSERT_NE(rows, nullptr) << "no launch over several rows";
   const Launched& l = *rows;
   for (int a = 1; a < l.nargs; ++a) EXPECT_EQ(l.shape.same_rows[a], 1) << "argument " << a;
+  // View (a, b, c) is argument 9 a + 3 b + c: one row further on, views b = 0 and 1 read what
+  // b + 1 read, so 18 of the 27 loads come from the row before; the store is never carried.
+  for (int a = 0; a < 27; ++a) EXPECT_EQ(l.shape.row_carry[a], a / 3 % 3 < 2 ? a + 3 + 1 : 0) << "argument " << a;
+  EXPECT_EQ(l.shape.row_carry[27], 0);
   EXPECT_EQ(td::elements_per_thread(l.program), 1);
   const td::GeneratedKernel g = td::generate_cuda(l.program, l.nargs, l.shape, 1);
   const auto count = [&](const std::string& what) {
@@ -598,6 +617,18 @@ TEST_F(TesseraTest, ViewsOfOneStoreShareTheirRowOffsets) {
   EXPECT_EQ(count("const long r0 = i0 * p.args[0].stride[0] + i1 * p.args[0].stride[1];"), 1u) << g.source;
   EXPECT_EQ(count(".stride[1]"), 1u) << g.source;
   EXPECT_EQ(count("].origin + r0 + j)"), 28u) << g.source;
+  // The 18 carried loads read registers, loaded from global memory only where the row before did
+  // not run (one branch per row).
+  const auto matches = [&](const std::string& pattern) {
+    const std::regex re(pattern);
+    return static_cast<std::size_t>(
+        std::distance(std::sregex_iterator(g.source.begin(), g.source.end(), re), std::sregex_iterator()));
+  };
+  EXPECT_EQ(matches(R"(const double v\d+ = c\d+;)"), 18u) << g.source;
+  EXPECT_EQ(matches(R"(\bc\d+ = \*\()"), 18u) << g.source;
+  EXPECT_EQ(count("if (!carry) {"), 1u) << g.source;
+  EXPECT_EQ(count("carry = next1 != 0;"), 1u) << g.source;
+  EXPECT_TRUE(g.carries);
   td::KernelCache cache("", 90);
   tessera::Stats stats;
   EXPECT_FALSE(cache.cubin(g, stats).empty()) << g.source;
@@ -607,4 +638,29 @@ TEST_F(TesseraTest, ViewsOfOneStoreShareTheirRowOffsets) {
   const std::string separate = td::generate_cuda(l.program, l.nargs, own, 1).source;
   EXPECT_NE(separate.find("const long r27 = i0 * p.args[27].stride[0]"), std::string::npos) << separate;
   EXPECT_NE(separate.find("p.args[27].origin + r27 + j)"), std::string::npos) << separate;
+  // Without the pairs every row loads all 27 views.
+  td::KernelShape uncarried = l.shape;
+  std::fill(std::begin(uncarried.row_carry), std::end(uncarried.row_carry), 0);
+  const td::GeneratedKernel plain = td::generate_cuda(l.program, l.nargs, uncarried, 1);
+  EXPECT_EQ(plain.source.find("carry"), std::string::npos);
+  EXPECT_FALSE(plain.carries);
+}
+
+// The 5-point stencil's views a row apart are 2 of its 5 loads: too few to pay for the registers
+// and longer bands of a carrying kernel (KernelShape::row_carry), so nothing is paired.
+TEST_F(TesseraTest, FewRowPairsAreNotCarried) {
+  const std::int64_t m = 16;
+  auto u = ts::random<double>({m, m}, 5);
+  rt().flush();
+  ts::Array<double> out;
+  const std::vector<Launched>& launches = launches_of(rt(), [&] {
+    out = u(ts::slice(0, -2), ts::slice(1, -1)) + u(ts::slice(2, ts::end), ts::slice(1, -1)) +
+          u(ts::slice(1, -1), ts::slice(0, -2)) + u(ts::slice(1, -1), ts::slice(2, ts::end)) -
+          4.0 * u(ts::slice(1, -1), ts::slice(1, -1));
+  });
+  ASSERT_FALSE(launches.empty());
+  for (const Launched& l : launches) {
+    EXPECT_TRUE(std::all_of(std::begin(l.shape.row_carry), std::end(l.shape.row_carry), [](auto c) { return c == 0; }));
+    EXPECT_FALSE(td::generate_cuda(l.program, l.nargs, l.shape, td::elements_per_thread(l.program)).carries);
+  }
 }

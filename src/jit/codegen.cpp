@@ -210,7 +210,7 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
 // copies each into shared memory once, and every thread reads them there, if the launch gave the
 // kernel the room (p.nblocks = 1; else they are read from global memory, through L1). Output e of
 // slot k goes to partials[2 k count + e], as generate_along's.
-constexpr int kMaxHoisted = 16;
+constexpr int kMaxHoisted = static_cast<int>(kMaxFixedNestedExtent);
 
 GeneratedKernel generate_nested(const Program& program, const KernelShape& shape) {
   const NestedReduction& n = program.nested;
@@ -235,7 +235,13 @@ GeneratedKernel generate_nested(const Program& program, const KernelShape& shape
   Emitter emitter(program, shape);
   emitter.stage(staged);
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ") tessera_fused(const KernelParams p) {\n"
-    << "  const long nD = p.domain.n[" << D << "];\n";
+    << "  const long nD = ";
+  // A literal where the shape fixes it: the unrolled inner loops lose their guards, the staged
+  // addresses their multiplications (k-means' 8 dimensions: issue-bound before, ncu on an H200).
+  if (shape.nested_extent > 0)
+    s << shape.nested_extent << ";\n";
+  else
+    s << "p.domain.n[" << D << "];\n";
   if (staged) {
     // Each in n[R] * n[D] slots of 8 bytes; the whole block copies them, then one barrier, before
     // any thread can leave (the grid-stride loop below may give a thread no output).
@@ -401,48 +407,66 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
        "  const long j = static_cast<long>(blockIdx.x) * "
     << span << " + threadIdx.x;\n";
   s << "  " << accumulators(program, "") << "\n";
-  const auto rows = [&] {
-    if (shape.flat)  // one row: the launch has one block row, and the kernel was compiled for it
+  Emitter emitter(program, shape);
+  emitter.use_row_offsets();
+  // The rows of a thread's band, its code for `lanes` inside: with the loads that KernelShape::
+  // row_carry pairs taken from the row before where `carry` (rows of the band are run in order).
+  bool carries = false;
+  const auto rows = [&](const std::vector<Lane>& lanes, bool carry) {
+    emitter.carry_rows(carry && !shape.flat);
+    carries = carries || emitter.carries();
+    if (shape.flat) {  // one row: the launch has one block row, and the kernel was compiled for it
       s << "    {\n      const long i0 = 0, i1 = 0;\n";
-    else
+    } else {
       // A block takes a band of consecutive rows: a stencil's rows above and below were loaded by
-      // the same threads one or two rows earlier, and are found in L1 instead of L2.
+      // the same threads one or two rows earlier, and are found in L1 instead of L2 (or, paired
+      // by row_carry, kept in registers).
       // The row's (i0, i1) are stepped, not divided out of the row number: a 64-bit division is
       // a subroutine of dozens of instructions, once per band here (and none for 1-D and 2-D
       // domains, padded to 3-D with n[0] == 1).
       s << "    const long band = (rows + gridDim.y - 1) / gridDim.y, first = blockIdx.y * band;\n"
-           "    long next0 = p.domain.n[0] == 1 ? 0 : first / n1, next1 = first - next0 * n1;\n"
-           "    for (long row = first; row < rows && row < first + band; ++row) {\n"
+           "    long next0 = p.domain.n[0] == 1 ? 0 : first / n1, next1 = first - next0 * n1;\n";
+      if (emitter.carries()) s << emitter.carry_declarations(lanes, "    ");
+      s << "    for (long row = first; row < rows && row < first + band; ++row) {\n"
            "      const long i0 = next0, i1 = next1;\n"
            "      if (++next1 == n1) next1 = 0, ++next0;\n";
+    }
     s << row_offsets_of(program, shape, "      ");
   };
-  Emitter emitter(program, shape);
-  emitter.use_row_offsets();
+  // After a row's code: what the next row takes from it, if it is the next in its plane.
+  const auto row_end = [&](const std::vector<Lane>& lanes) {
+    if (!emitter.carries()) return;
+    s << emitter.carry_updates(lanes, "      ") << "      carry = next1 != 0;\n";
+  };
   if (elements == 1) {
+    const std::vector<Lane> lanes{{"j", ""}};
     s << "  if (j < n2) {\n";
-    rows();
-    emitter.body(s, {{"j", ""}}, "      ");
+    rows(lanes, true);
+    if (emitter.carries()) s << emitter.carry_refill(lanes, "      ");
+    emitter.body(s, lanes, "      ");
+    row_end(lanes);
     s << "    }\n  }\n";
   } else {
     // Every element of the thread inside the row (every block of a row but maybe the last): no
     // guards, the program instruction-major over the elements.
     s << "  if (j + " << span - kJitBlockX << " < n2) {\n";
-    rows();
     std::vector<Lane> lanes;
+    for (int e = 0; e < elements; ++e) lanes.push_back({"j_" + std::to_string(e), "_" + std::to_string(e)});
+    rows(lanes, true);
     s << "      const long ";
     for (int e = 0; e < elements; ++e) {
-      const std::string column = "j_" + std::to_string(e);
-      s << (e ? ", " : "") << column << " = j";
+      s << (e ? ", " : "") << lanes[e].column << " = j";
       if (e) s << " + " << e * kJitBlockX;
-      lanes.push_back({column, "_" + std::to_string(e)});
     }
     s << ";\n";
+    if (emitter.carries()) s << emitter.carry_refill(lanes, "      ");
     emitter.body(s, lanes, "      ");
+    row_end(lanes);
     // The ragged end of a row: the elements inside it, one after the other. Rare (one thread
-    // column per row), so the loop is not unrolled: one more copy of the program, not several.
+    // column per row), so the loop is not unrolled: one more copy of the program, not several;
+    // and it carries nothing between rows.
     s << "    }\n  } else if (j < n2) {\n";
-    rows();
+    rows({}, false);
     s << "#pragma unroll 1\n      for (long je = j; je < n2; je += " << kJitBlockX << ") {\n";
     emitter.body(s, {{"je", ""}}, "        ");
     s << "      }\n    }\n  }\n";
@@ -502,6 +526,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
   }
   GeneratedKernel g;
   g.elements = elements;
+  g.carries = carries;
   g.source = s.str();
   g.hash = fnv1a(g.source);
   if (nreduce == 0) g.finish_name.clear();

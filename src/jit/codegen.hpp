@@ -50,6 +50,9 @@ struct GeneratedKernel {
   // of domain.n[reduce_dim] * domain.n[nested.dim] elements, in argument order, when the launch
   // gives the kernel that much (KernelParams::nblocks = 1); otherwise it reads global memory.
   std::uint64_t staged = 0;
+  // Loads kept from one row for the next (KernelShape::row_carry): the launch gives each block a
+  // band of several rows, as the first row of a band loads everything.
+  bool carries = false;
 };
 
 // Whether a program can be compiled (every opcode, dtype and number of constants can; this checks

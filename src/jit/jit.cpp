@@ -22,6 +22,7 @@ struct JitKernel {
   CUfunction finish = nullptr;  // reductions only
   int elements = 1;             // per thread and row (GeneratedKernel::elements)
   std::uint64_t staged = 0;     // nested reductions: arguments staged in shared memory
+  bool carries = false;         // GeneratedKernel::carries
 };
 
 // Blocks of a launch over rows: each takes a band of consecutive rows (jit/codegen.cpp). About
@@ -32,6 +33,9 @@ struct JitKernel {
 // 1.333, bands from 4,096 / 16,384 / 65,536 blocks 1.91 / 1.47 / 1.251.
 constexpr std::int64_t kReductionBlocks = 4096;
 constexpr std::int64_t kRowBlocks = 65536;
+// Rows per band at least, for a kernel that keeps loads from one row for the next
+// (GeneratedKernel::carries): the first row of each band loads everything.
+constexpr std::int64_t kCarryBand = 16;
 
 class Jit {
  public:
@@ -69,6 +73,7 @@ class Jit {
     JitKernel k;
     k.elements = g.elements;
     k.staged = g.staged;
+    k.carries = g.carries;
     check(cuModuleLoadData(&k.module, cubin.data()), "cuModuleLoadData");
     check(cuModuleGetFunction(&k.main, k.module, g.main_name.c_str()), "cuModuleGetFunction");
     if (!g.finish_name.empty())
@@ -95,7 +100,8 @@ class Jit {
     // elements per thread that costs as much as the elements. Reductions over rows therefore use
     // about kReductionBlocks blocks and each thread takes several rows (the row loop); the
     // launch shape is fixed by the domain, so results stay the same from run to run.
-    const std::int64_t max_gy = std::max<std::int64_t>(1, (nreduce > 0 ? kReductionBlocks : kRowBlocks) / gx);
+    std::int64_t max_gy = std::max<std::int64_t>(1, (nreduce > 0 ? kReductionBlocks : kRowBlocks) / gx);
+    if (k.carries) max_gy = std::min(max_gy, std::max<std::int64_t>(1, rows / kCarryBand));
     const unsigned gy = static_cast<unsigned>(std::max<std::int64_t>(1, std::min({rows, max_gy, std::int64_t(65535)})));
     p.nblocks = static_cast<std::int64_t>(gx) * gy;
     Kokkos::View<char*, MemSpace> block_partials;

@@ -42,6 +42,7 @@ constexpr int kMaxArgs = 64;
 // A nested reduction whose outputs run along dimension 0 (k-means' points) also learns which
 // arguments are the same for every output (stride 0 along it, not replicated: the centroids),
 // which its kernel stages in shared memory.
+constexpr std::int64_t kMaxFixedNestedExtent = 16;
 struct KernelShape {
   bool flat = false;
   std::uint64_t unit = 0;       // bit a: argument a has stride 1 along the last dimension
@@ -51,9 +52,21 @@ struct KernelShape {
   // does (views of one store: a stencil's neighbours), so a kernel computes that part of their
   // addresses once per row; 0: its own (or a replicated argument, or a one-row domain).
   std::uint8_t same_rows[kMaxArgs] = {};
+  // row_carry[a] = b + 1: element (i0, i1 + 1, j) of argument a is element (i0, i1, j) of argument
+  // b (two views of one store a row apart, the store not written by the program: a stencil's
+  // rows above and below), so a kernel that steps through consecutive rows keeps what it loaded
+  // of b for a's load of the next row; 0: a loads its own. Set only where at least two thirds of
+  // the program's loaded arguments are paired: a 27-point stencil loads 9 of its 27 views per
+  // row instead of 27.
+  std::uint8_t row_carry[kMaxArgs] = {};
+  // A nested reduction's inner extent (domain.n[nested.dim]: k-means' dimensions) where it is 1
+  // to kMaxFixedNestedExtent, which its kernel is compiled for (its inner loops unrolled without
+  // guards); 0: known only at run time.
+  std::int64_t nested_extent = 0;
   friend bool operator==(const KernelShape& a, const KernelShape& b) {
     return a.flat == b.flat && a.unit == b.unit && a.scalar == b.scalar && a.invariant == b.invariant &&
-           std::memcmp(a.same_rows, b.same_rows, sizeof a.same_rows) == 0;
+           a.nested_extent == b.nested_extent && std::memcmp(a.same_rows, b.same_rows, sizeof a.same_rows) == 0 &&
+           std::memcmp(a.row_carry, b.row_carry, sizeof a.row_carry) == 0;
   }
 };
 static_assert(kMaxArgs <= 64, "KernelShape has one bit per argument");
