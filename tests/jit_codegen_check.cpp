@@ -581,7 +581,7 @@ TEST(JitCodegen, BatchesOfSmallProgramsCompile) {
 // with 27 loads live at once, runs one element per thread; views a row apart are paired
 // (KernelShape::row_carry), so each row after the first of a band loads 9 views.
 TEST_F(TesseraTest, ViewsOfOneStoreShareTheirRowOffsets) {
-  const std::int64_t m = 12;
+  const std::int64_t m = 20;  // rows longer than kMaxColumnShift: only views of one row are column shifts
   auto grid = ts::random<double>({m, m, m}, 3);
   rt().flush();
   auto s = [](int k) { return k == 0 ? ts::slice(0, -2) : k == 1 ? ts::slice(1, -1) : ts::slice(2, ts::end); };
@@ -606,6 +606,12 @@ TEST_F(TesseraTest, ViewsOfOneStoreShareTheirRowOffsets) {
   // b + 1 read, so 18 of the 27 loads come from the row before; the store is never carried.
   for (int a = 0; a < 27; ++a) EXPECT_EQ(l.shape.row_carry[a], a / 3 % 3 < 2 ? a + 3 + 1 : 0) << "argument " << a;
   EXPECT_EQ(l.shape.row_carry[27], 0);
+  // Views c = 1, 2 of a row are view c = 0 shifted by c columns: addressed from it.
+  for (int a = 0; a < 27; ++a) {
+    EXPECT_EQ(l.shape.column_of[a], a % 3 ? a - a % 3 + 1 : 0) << "argument " << a;
+    EXPECT_EQ(l.shape.column_shift[a], a % 3) << "argument " << a;
+  }
+  EXPECT_EQ(l.shape.column_of[27], 0);
   EXPECT_EQ(td::elements_per_thread(l.program), 1);
   const td::GeneratedKernel g = td::generate_cuda(l.program, l.nargs, l.shape, 1);
   const auto count = [&](const std::string& what) {
@@ -627,6 +633,8 @@ TEST_F(TesseraTest, ViewsOfOneStoreShareTheirRowOffsets) {
   EXPECT_EQ(matches(R"(const double v\d+ = c\d+;)"), 18u) << g.source;
   EXPECT_EQ(matches(R"(\bc\d+ = \*\()"), 18u) << g.source;
   EXPECT_EQ(count("if (!carry) {"), 1u) << g.source;
+  // The shifted views' 6 loads and 12 refills: their row's first view's address plus a literal.
+  EXPECT_EQ(matches(R"(\.origin \+ r0 \+ j\) \+ [12]\))"), 18u) << g.source;
   EXPECT_EQ(count("carry = next1 != 0;"), 1u) << g.source;
   EXPECT_TRUE(g.carries);
   td::KernelCache cache("", 90);

@@ -389,9 +389,7 @@ class Emitter {
           out << row_element(in.a, lane.column) << " = " << reg(in.b, lane) << ";\n";
           return out.str();
         }
-        out << "*(reinterpret_cast<" << T << "*>(p.args[" << at_.arg_base + in.a << "].ptr) + "
-            << element_address(in.a, shape_, lane.column, at_.arg_base, row_offsets_) << ") = " << reg(in.b, lane)
-            << ";\n";
+        out << "*(" << pointer(in.a, lane.column, T) << ") = " << reg(in.b, lane) << ";\n";
         return out.str();
       case OpCode::Const: out << define(pc, lane, T) << constant(in.a, in.type) << ";\n"; return out.str();
       case OpCode::Index:
@@ -580,9 +578,18 @@ class Emitter {
   // Argument a's element at `column` of the current row, read from global memory (its element
   // type: the type of every load of it).
   std::string global_load(int a, const std::string& column) const {
-    return std::string("*(reinterpret_cast<const ") + ctype(p_.code[first_load(a)].type) + "*>(p.args[" +
-           std::to_string(at_.arg_base + a) + "].ptr) + " +
-           element_address(a, shape_, column, at_.arg_base, row_offsets_) + ")";
+    return "*(" + pointer(a, column, std::string("const ") + ctype(p_.code[first_load(a)].type)) + ")";
+  }
+  // The address of argument a's element at `column` of the current row, as a `T*`: from the
+  // argument it is a column shift of (KernelShape::column_of), the same expression plus a literal,
+  // where the kernel reads row offsets (the rows' kernels of generate_cuda).
+  std::string pointer(int a, const std::string& column, const std::string& T) const {
+    const int owner = row_offsets_ && shape_.column_of[a] ? shape_.column_of[a] - 1 : a;
+    std::string s = "reinterpret_cast<" + T + "*>(p.args[" + std::to_string(at_.arg_base + owner) + "].ptr) + " +
+                    element_address(owner, shape_, column, at_.arg_base, row_offsets_);
+    const int shift = owner != a ? shape_.column_shift[a] : 0;
+    if (shift != 0) s += (shift > 0 ? " + " : " - ") + std::to_string(shift > 0 ? shift : -shift);
+    return s;
   }
   // The program's first load of argument a, or -1.
   int first_load(int a) const {

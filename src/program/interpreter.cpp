@@ -503,6 +503,20 @@ KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& ar
         break;
       }
   }
+  for (std::size_t a = 0; a < args.size(); ++a) {
+    const Accessor& x = args[a];
+    if (!(shape.unit >> a & 1)) continue;
+    for (std::size_t b = 0; b < a; ++b) {
+      const Accessor& y = args[b];
+      const std::int64_t shift = x.origin - y.origin;
+      if ((shape.unit >> b & 1) && shape.column_of[b] == 0 && y.ptr == x.ptr && y.stride[0] == x.stride[0] &&
+          y.stride[1] == x.stride[1] && shift >= -kMaxColumnShift && shift <= kMaxColumnShift) {
+        shape.column_of[a] = static_cast<std::uint8_t>(b + 1);
+        shape.column_shift[a] = static_cast<std::int8_t>(shift);
+        break;
+      }
+    }
+  }
   if (program.nested.dim >= 0) {
     const std::int64_t extent = domain.n[program.nested.dim];
     if (extent >= 1 && extent <= kMaxFixedNestedExtent) shape.nested_extent = extent;

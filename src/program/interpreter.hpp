@@ -43,6 +43,8 @@ constexpr int kMaxArgs = 64;
 // arguments are the same for every output (stride 0 along it, not replicated: the centroids),
 // which its kernel stages in shared memory.
 constexpr std::int64_t kMaxFixedNestedExtent = 16;
+// The largest |column_shift| (KernelShape::column_of): a stencil's reach along a row.
+constexpr std::int64_t kMaxColumnShift = 16;
 struct KernelShape {
   bool flat = false;
   std::uint64_t unit = 0;       // bit a: argument a has stride 1 along the last dimension
@@ -59,6 +61,13 @@ struct KernelShape {
   // the program's loaded arguments are paired: a 27-point stencil loads 9 of its 27 views per
   // row instead of 27.
   std::uint8_t row_carry[kMaxArgs] = {};
+  // column_of[a] = b + 1: argument a is argument b (b < a) shifted by column_shift[a] elements
+  // along the last dimension (views of one store in one row: a stencil's left and right
+  // neighbours; both stride 1 there), so a kernel addresses a from b's address plus a literal,
+  // which a GPU load takes as an immediate offset: one address computed for a row's three views
+  // of a 27-point stencil instead of three; 0: a is addressed on its own.
+  std::uint8_t column_of[kMaxArgs] = {};
+  std::int8_t column_shift[kMaxArgs] = {};
   // A nested reduction's inner extent (domain.n[nested.dim]: k-means' dimensions) where it is 1
   // to kMaxFixedNestedExtent, which its kernel is compiled for (its inner loops unrolled without
   // guards); 0: known only at run time.
@@ -66,7 +75,9 @@ struct KernelShape {
   friend bool operator==(const KernelShape& a, const KernelShape& b) {
     return a.flat == b.flat && a.unit == b.unit && a.scalar == b.scalar && a.invariant == b.invariant &&
            a.nested_extent == b.nested_extent && std::memcmp(a.same_rows, b.same_rows, sizeof a.same_rows) == 0 &&
-           std::memcmp(a.row_carry, b.row_carry, sizeof a.row_carry) == 0;
+           std::memcmp(a.row_carry, b.row_carry, sizeof a.row_carry) == 0 &&
+           std::memcmp(a.column_of, b.column_of, sizeof a.column_of) == 0 &&
+           std::memcmp(a.column_shift, b.column_shift, sizeof a.column_shift) == 0;
   }
 };
 static_assert(kMaxArgs <= 64, "KernelShape has one bit per argument");
