@@ -433,18 +433,18 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
     }
     s << row_offsets_of(program, shape, "      ");
   };
-  // After a row's code: what the next row takes from it, if it is the next in its plane.
-  const auto row_end = [&](const std::vector<Lane>& lanes) {
-    if (!emitter.carries()) return;
-    s << emitter.carry_updates(lanes, "      ") << "      carry = next1 != 0;\n";
+  // A row's code for `lanes`; where it carries, the refill before it and, after it, what the next
+  // row takes from it, if that row is the next in its plane.
+  const auto row_code = [&](const std::vector<Lane>& lanes) {
+    if (emitter.carries()) s << emitter.carry_refill(lanes, "      ");
+    emitter.body(s, lanes, "      ");
+    if (emitter.carries()) s << emitter.carry_updates(lanes, "      ") << "      carry = next1 != 0;\n";
   };
   if (elements == 1) {
     const std::vector<Lane> lanes{{"j", ""}};
     s << "  if (j < n2) {\n";
     rows(lanes, true);
-    if (emitter.carries()) s << emitter.carry_refill(lanes, "      ");
-    emitter.body(s, lanes, "      ");
-    row_end(lanes);
+    row_code(lanes);
     s << "    }\n  }\n";
   } else {
     // Every element of the thread inside the row (every block of a row but maybe the last): no
@@ -459,9 +459,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
       if (e) s << " + " << e * kJitBlockX;
     }
     s << ";\n";
-    if (emitter.carries()) s << emitter.carry_refill(lanes, "      ");
-    emitter.body(s, lanes, "      ");
-    row_end(lanes);
+    row_code(lanes);
     // The ragged end of a row: the elements inside it, one after the other. Rare (one thread
     // column per row), so the loop is not unrolled: one more copy of the program, not several;
     // and it carries nothing between rows.

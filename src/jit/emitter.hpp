@@ -267,14 +267,12 @@ class Emitter {
   void carry_rows(bool on) { carry_ = on; }
   bool carries() const { return sources() != 0; }
   std::string carry_declarations(const std::vector<Lane>& lanes, const std::string& indent) const {
-    std::ostringstream out;
-    const std::uint64_t from = sources();
-    for (int b = 0; b < kMaxArgs; ++b)
-      if (from >> b & 1)
-        for (const Lane& lane : lanes)
-          out << indent << ctype(p_.code[first_load(b)].type) << " c" << b << lane.suffix << " = 0;\n";
-    out << indent << "bool carry = false;\n";
-    return out.str();
+    return per_carried_register(lanes, indent,
+                                [&](int b, const Lane& lane) {
+                                  return std::string(ctype(p_.code[first_load(b)].type)) + " c" + std::to_string(b) +
+                                         lane.suffix + " = 0";
+                                }) +
+           indent + "bool carry = false;\n";
   }
   std::string carry_refill(const std::vector<Lane>& lanes, const std::string& indent) const {
     std::ostringstream out;
@@ -287,13 +285,9 @@ class Emitter {
     return out.str();
   }
   std::string carry_updates(const std::vector<Lane>& lanes, const std::string& indent) const {
-    std::ostringstream out;
-    const std::uint64_t from = sources();
-    for (int b = 0; b < kMaxArgs; ++b)
-      if (from >> b & 1)
-        for (const Lane& lane : lanes)
-          out << indent << "c" << b << lane.suffix << " = v" << first_load(b) << lane.suffix << ";\n";
-    return out.str();
+    return per_carried_register(lanes, indent, [&](int b, const Lane& lane) {
+      return "c" + std::to_string(b) + lane.suffix + " = v" + std::to_string(first_load(b)) + lane.suffix;
+    });
   }
   // Instructions [pc0, pc1) (a nested reduction's inner or outer code); registers defined before
   // pc0 keep their names.
@@ -603,6 +597,16 @@ class Emitter {
     if (!carry_ || !shape_.row_carry[a]) return -1;
     const int b = shape_.row_carry[a] - 1, pa = first_load(a), pb = first_load(b);
     return pa >= 0 && pb >= 0 && p_.code[pa].type == p_.code[pb].type ? b : -1;
+  }
+  // One statement `line(b, lane);` per carried register c<b><lane suffix>.
+  template <class Line>
+  std::string per_carried_register(const std::vector<Lane>& lanes, const std::string& indent, Line line) const {
+    std::ostringstream out;
+    const std::uint64_t from = sources();
+    for (int b = 0; b < kMaxArgs; ++b)
+      if (from >> b & 1)
+        for (const Lane& lane : lanes) out << indent << line(b, lane) << ";\n";
+    return out.str();
   }
   // Arguments whose loads a carried load takes in the next row.
   std::uint64_t sources() const {

@@ -495,6 +495,17 @@ KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& ar
     else if (x.stride[2] == 1)
       shape.unit |= std::uint64_t(1) << a;
     if (nested_rows && !scalar && x.stride[0] == 0) shape.invariant |= std::uint64_t(1) << a;
+    if (shape.unit >> a & 1)
+      for (std::size_t b = 0; b < a; ++b) {
+        const Accessor& y = args[b];
+        const std::int64_t shift = x.origin - y.origin;
+        if ((shape.unit >> b & 1) && shape.column_of[b] == 0 && y.ptr == x.ptr && y.stride[0] == x.stride[0] &&
+            y.stride[1] == x.stride[1] && shift >= -kMaxColumnShift && shift <= kMaxColumnShift) {
+          shape.column_of[a] = static_cast<std::uint8_t>(b + 1);
+          shape.column_shift[a] = static_cast<std::int8_t>(shift);
+          break;
+        }
+      }
     if (shape.flat || scalar) continue;
     for (std::size_t b = 0; b < a; ++b)
       if (shape.same_rows[b] == 0 && !(shape.scalar >> b & 1) && args[b].stride[0] == x.stride[0] &&
@@ -503,41 +514,31 @@ KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& ar
         break;
       }
   }
-  for (std::size_t a = 0; a < args.size(); ++a) {
-    const Accessor& x = args[a];
-    if (!(shape.unit >> a & 1)) continue;
-    for (std::size_t b = 0; b < a; ++b) {
-      const Accessor& y = args[b];
-      const std::int64_t shift = x.origin - y.origin;
-      if ((shape.unit >> b & 1) && shape.column_of[b] == 0 && y.ptr == x.ptr && y.stride[0] == x.stride[0] &&
-          y.stride[1] == x.stride[1] && shift >= -kMaxColumnShift && shift <= kMaxColumnShift) {
-        shape.column_of[a] = static_cast<std::uint8_t>(b + 1);
-        shape.column_shift[a] = static_cast<std::int8_t>(shift);
-        break;
-      }
-    }
-  }
   if (program.nested.dim >= 0) {
     const std::int64_t extent = domain.n[program.nested.dim];
     if (extent >= 1 && extent <= kMaxFixedNestedExtent) shape.nested_extent = extent;
   }
   if (shape.flat) return shape;
   // Nothing the program stores may be carried, nor any view of a store it writes: a carried load
-  // is read one row early, before that row's stores.
-  std::vector<const void*> written;
+  // is read one row early, before that row's stores. (Bit masks, not containers: this runs at
+  // every launch.)
+  std::uint64_t stored = 0;
   for (const Instr& in : program.code)
-    if (in.op == OpCode::Store) written.push_back(args[in.a].ptr);
-  const auto carried = [&](std::size_t a) {
-    return !(shape.scalar >> a & 1) && args[a].stride[1] != 0 &&
-           std::find(written.begin(), written.end(), args[a].ptr) == written.end();
-  };
+    if (in.op == OpCode::Store) stored |= std::uint64_t(1) << in.a;
+  std::uint64_t carriable = 0;
   for (std::size_t a = 0; a < args.size(); ++a) {
-    if (!carried(a)) continue;
+    if ((shape.scalar >> a & 1) || args[a].stride[1] == 0) continue;
+    bool written = false;
+    for (std::size_t s = 0; s < args.size() && !written; ++s) written = (stored >> s & 1) && args[s].ptr == args[a].ptr;
+    if (!written) carriable |= std::uint64_t(1) << a;
+  }
+  for (std::size_t a = 0; a < args.size(); ++a) {
+    if (!(carriable >> a & 1)) continue;
     const Accessor& x = args[a];
     for (std::size_t b = 0; b < args.size(); ++b) {
       const Accessor& y = args[b];
-      if (b != a && carried(b) && y.ptr == x.ptr && y.origin == x.origin + x.stride[1] && y.stride[0] == x.stride[0] &&
-          y.stride[1] == x.stride[1] && y.stride[2] == x.stride[2]) {
+      if (b != a && (carriable >> b & 1) && y.ptr == x.ptr && y.origin == x.origin + x.stride[1] &&
+          y.stride[0] == x.stride[0] && y.stride[1] == x.stride[1] && y.stride[2] == x.stride[2]) {
         shape.row_carry[a] = static_cast<std::uint8_t>(b + 1);
         break;
       }

@@ -35,6 +35,11 @@ struct Domain {
 // copy); the planner closes a group before it would need more.
 constexpr int kMaxArgs = 64;
 
+// The largest inner extent a nested reduction's kernel is compiled for (KernelShape::nested_extent).
+constexpr std::int64_t kMaxFixedNestedExtent = 16;
+// The largest |column_shift| (KernelShape::column_of): a stencil's reach along a row.
+constexpr std::int64_t kMaxColumnShift = 16;
+
 // What a launch lets a compiled kernel assume, part of the kernel's identity: a flat domain (one
 // row: i0 = i1 = 0), arguments with stride 1 along the last dimension (every row-major layout) and
 // replicated ones (offset 0). The address arithmetic they save is a large part of a kernel that
@@ -42,9 +47,6 @@ constexpr int kMaxArgs = 64;
 // A nested reduction whose outputs run along dimension 0 (k-means' points) also learns which
 // arguments are the same for every output (stride 0 along it, not replicated: the centroids),
 // which its kernel stages in shared memory.
-constexpr std::int64_t kMaxFixedNestedExtent = 16;
-// The largest |column_shift| (KernelShape::column_of): a stencil's reach along a row.
-constexpr std::int64_t kMaxColumnShift = 16;
 struct KernelShape {
   bool flat = false;
   std::uint64_t unit = 0;       // bit a: argument a has stride 1 along the last dimension
