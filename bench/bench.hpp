@@ -23,7 +23,9 @@ struct Options {
   std::int64_t n = 0;              // 1-D: elements; 2-D: columns (and rows unless --rows)
   std::int64_t rows = 0;           // 2-D workloads: rows of the grid (weak scaling: ranks x n)
   int iters = 0;
-  int warmup = 3;
+  // A loop longer than a window (shallow_water: about 120 ops) plans its steady windows, grown to
+  // hold an iteration, in its fifth iteration (fusion/window.cpp): warm up past that.
+  int warmup = 5;
   bool fusion = true;
   std::string backend = "auto";  // auto | interp | jit (tessera only)
   bool json = false;

@@ -88,7 +88,13 @@ TEST_F(TesseraTest, DisjointInPlaceAssignMakesNoCopy) {
   EXPECT_TRUE(close(u.to_host(), h, 0.0));
 }
 
-TEST_F(TesseraTest, ShallowWaterStepIsAtMostTenKernels) {
+// The Lax-Wendroff step (tests/support.hpp) is about 120 ops, longer than a default window: once
+// the loop's period shows, the window grows to hold a step, and its interior is one kernel. The
+// half-step values (Hx ... Vy, read through shifted views after H or U was updated) are
+// recomputed inside it from the values before the updates, which write fresh buffers (renamed),
+// so nothing is stored but H, U and V; the 12 boundary strips are the other kernels (one to
+// four of them, as the ranks holding the first and last rows differ).
+TEST_F(TesseraTest, ShallowWaterStepIsOneInteriorKernel) {
   const int64_t n = 14, m = n + 2;
   const ShallowWater w;
   Host2 hH{m, m, std::vector<double>(m * m, 1.0)}, hU{m, m, std::vector<double>(m * m, 0.0)}, hV = hU;
@@ -97,10 +103,12 @@ TEST_F(TesseraTest, ShallowWaterStepIsAtMostTenKernels) {
   auto H = ts::from_host<double>({m, m}, hH.v);
   auto U = ts::zeros<double>({m, m});
   auto V = ts::zeros<double>({m, m});
-  shallow_water_step(H, U, V, n, w);
-  host_shallow_water_step(hH, hU, hV, n, w);
+  const int warmup = 5, steps = 3;
+  for (int s = 0; s < warmup; ++s) {
+    shallow_water_step(H, U, V, n, w);
+    host_shallow_water_step(hH, hU, hV, n, w);
+  }
   reset_stats_now(rt());
-  const int steps = 3;
   for (int s = 0; s < steps; ++s) {
     shallow_water_step(H, U, V, n, w);
     host_shallow_water_step(hH, hU, hV, n, w);
@@ -109,7 +117,9 @@ TEST_F(TesseraTest, ShallowWaterStepIsAtMostTenKernels) {
   EXPECT_TRUE(close(H.to_host(), hH.v, 1e-11));
   EXPECT_TRUE(close(U.to_host(), hU.v, 1e-11));
   EXPECT_TRUE(close(V.to_host(), hV.v, 1e-11));
-  EXPECT_LE(st.kernels, 10 * steps);
+  EXPECT_LE(st.kernels, 5 * steps);
+  EXPECT_EQ(st.buffer_renames, 3 * steps);  // H, U and V, all in the interior's kernel
+  EXPECT_EQ(st.stores_allocated, 0);        // no half-step value stored
 }
 
 // A temporary read through shifted views is recomputed at each shift from its inputs (read

@@ -245,7 +245,7 @@ def parse(workload, default_n, default_iters, grid, n_help=None):
     if grid:
         p.add_argument("--rows", type=int, default=0, help="rows of the grid (weak scaling: devices x n)")
     p.add_argument("--iters", type=int, default=default_iters)
-    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--json", action="store_true", help="one JSON line per measurement")
     p.add_argument("--dry-run", action="store_true", help="say what would run and which libraries load; run nothing")
     o = p.parse_args()

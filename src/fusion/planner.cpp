@@ -16,8 +16,10 @@
 // Scalar-only ops (0-d in, 0-d out) are not grouped: their consumers recompute them inline, and
 // they run as kernels of their own only if their result is still needed after the window.
 // Elementwise ops whose result is a temporary are rematerialized the same way (recomputed inside
-// each consumer, never stored) when their inputs do not change before the consumers run and the
-// byte model says recomputing reads less than storing and loading the result.
+// each consumer, never stored) when the byte model says recomputing reads less than storing and
+// loading the result, and their inputs do not change before the consumers run, or change only in
+// the consumer's group, into a fresh buffer that the recomputation reads the old values beside
+// (recomputations_hold).
 // A task with partition constraints (a product, an SpMV, a kernel of the user's own: Task::body)
 // is a group of its own, whose arguments are all kernel arguments: nothing it touches lives in
 // registers, nothing it reads is recomputed inside it.
@@ -218,8 +220,13 @@ class Planner {
 
   Plan run() {
     loop_op_ = find_loop_op();
-    analyse();
-    choose_domains();
+    pinned_.assign(n_, false);
+    for (int round = 0;; ++round) {
+      analyse();
+      choose_domains();
+      if (recomputations_hold()) break;
+      if (round > n_) raise("internal: the planner's recomputations did not settle");
+    }
     Plan plan;
     find_deferred();
     for (int i = 0; i < n_; ++i)
@@ -241,9 +248,10 @@ class Planner {
   struct Group {
     std::vector<int> ops;
     std::string reason = "end of window";
-    std::set<int> renamed;  // stores written into a fresh buffer (rule 3 lifted)
-    int nested_outer = -1;  // the last op, an outer reduction of the op before it (nested_reduction)
-    int epilogue = -1;      // ops[epilogue..]: the epilogue of the group's reductions (epilogue_refusal)
+    std::set<int> renamed;              // stores written into a fresh buffer (rule 3 lifted)
+    std::set<int> recomputed_from_old;  // of those, stores that ops recomputed after the write read
+    int nested_outer = -1;              // the last op, an outer reduction of the op before it (nested_reduction)
+    int epilogue = -1;                  // ops[epilogue..]: the epilogue of the group's reductions (epilogue_refusal)
   };
 
   // Rule 3 is lifted by renaming when the write covers at least half of the store: the frame
@@ -295,11 +303,24 @@ class Planner {
       }
       for (int s : w_.reduction_store[i]) last_write_[s] = i, created_[s] = true, writers_[s].push_back(i);
     }
+    roots_.assign(n_, {});
+    for (int i = 0; i < n_; ++i) {
+      std::vector<int>& r = roots_[i];
+      for (std::size_t a = 0; a < ops_[i].args.size(); ++a) {
+        if (!reads(i, static_cast<int>(a))) continue;
+        const int s = w_.arg_store[i][a];
+        r.push_back(s);
+        const int creator = created_[s] && !writers_[s].empty() ? writers_[s].front() : -1;
+        if (creator >= 0 && creator < i) r.insert(r.end(), roots_[creator].begin(), roots_[creator].end());
+      }
+      std::sort(r.begin(), r.end());
+      r.erase(std::unique(r.begin(), r.end()), r.end());
+    }
     for (int i = 0; i < n_; ++i) {
       const Task& t = ops_[i];
       if (!t.reductions.empty() || t.body) continue;
       if (!is_scalar_domain(t)) {
-        if (rematerialize(i)) {
+        if (!pinned_[i] && rematerialize(i)) {
           floating_[i] = true;
           producer_[written_store(i)] = i;
         }
@@ -426,6 +447,40 @@ class Planner {
     raise("internal: the planner's launch domains did not settle");
   }
 
+  // Whether every input of a recomputed (floating) op that is written after it, up to one of its
+  // readers, is written only in the group of each kernel that recomputes it, into a fresh buffer
+  // there (renamed: the recomputation reads the values from before the group). Otherwise the
+  // first such op is pinned (stored where it runs), and the window is planned again.
+  bool recomputations_hold() {
+    std::vector<int> group_of(n_, -1);
+    for (std::size_t g = 0; g < groups_.size(); ++g)
+      for (int i : groups_[g].ops) group_of[i] = static_cast<int>(g);
+    for (int q = 0; q < n_; ++q) {
+      if (!floating_[q] || is_scalar_domain(ops_[q])) continue;
+      const int out = written_store(q);
+      if (readers_[out].empty()) continue;
+      const int last_reader = readers_[out].back();
+      std::vector<ViewKey> inputs;
+      effective_reads(q, inputs);
+      std::vector<int> kernels;  // the grouped ops that recompute q
+      bool computed = false;
+      for (const ViewKey& r : inputs) {
+        const std::vector<int>& w = writers_[r.store];
+        for (auto it = std::upper_bound(w.begin(), w.end(), q); it != w.end() && *it <= last_reader; ++it) {
+          if (!computed) kernels = consumers(q), computed = true;
+          for (int c : kernels) {
+            const int g = group_of[c];
+            if (g < 0 || group_of[*it] != g || groups_[g].renamed.count(r.store) == 0) {
+              pinned_[q] = true;
+              return false;
+            }
+          }
+        }
+      }
+    }
+    return true;
+  }
+
   // The launch domain op i runs over (its anchor's key view).
   Tiling launch_of(int i) const {
     const Task& t = ops_[anchor_[i]];
@@ -433,10 +488,13 @@ class Planner {
   }
 
   // Whether elementwise op i is recomputed inside its readers instead of being stored (see the top
-  // of the file). Its result must be a temporary (created by i, no user handle, written whole, read
-  // whole), no input of i may be written after i up to a reader, and the byte model must favour
-  // it: storing costs one write plus one read per reader; recomputing costs, per reader, the
-  // inputs of i that the reader does not read anyway.
+  // of the file). Its result must be a temporary (created by i, no user handle, written whole),
+  // and the byte model must favour it: storing costs one write plus one read per reader;
+  // recomputing costs, per reader, the inputs of i that neither the reader nor an op between i
+  // and it depends on (roots_: those are most likely read by the reader's kernel anyway). An input of i may be
+  // written after i, up to a reader, only in the reader's group and into a fresh buffer (renamed),
+  // which the recomputation reads the old values from: recomputations_hold() checks that once
+  // the groups are formed, and stores i otherwise.
   bool rematerialize(int i) {
     const Task& t = ops_[i];
     int out = -1, written = 0;
@@ -447,6 +505,7 @@ class Planner {
         if (!t.args[a].created || t.args[a].view != w_.stores[out]->whole()) return false;
       }
     if (written != 1 || last_write_[out] != i || w_.stores[out]->user_refs() > 0) return false;
+    if (read_by_task(out)) return false;
     // Readers may read the result through any view (a shifted or strided one): i is then
     // recomputed there, its inputs read through the composed views. Values that depend on where
     // the element is (its index, its coordinates, generated random numbers, also in the ops
@@ -459,23 +518,24 @@ class Planner {
       if (r.store == out) return false;
       input_stores.insert(r.store);
     }
+    // Each view recomputed i reads is an argument of the kernel that recomputes it: keep room
+    // for the reader's own (rule 6 cannot split a single op).
+    if (std::set<ViewKey>(inputs.begin(), inputs.end()).size() > static_cast<std::size_t>(kMaxArgs / 2)) return false;
     const Store& o = *w_.stores[out];
     const double out_bytes = static_cast<double>(o.full().volume()) * size_of(o.dtype());
     double stored = out_bytes, recomputed = 0;
-    if (read_by_task(out)) return false;
+    std::set<int> read_between;  // stores that the ops after i up to the current reader depend on
+    int scanned = i;
     for (int j : readers_[out]) {
-      std::set<int> read_by_j;
+      for (int k = scanned + 1; k <= j; ++k) read_between.insert(roots_[k].begin(), roots_[k].end());
+      scanned = std::max(scanned, j);
       for (std::size_t a = 0; a < ops_[j].args.size(); ++a) {
         const int s = w_.arg_store[j][a];
         if (s == out && positional && ops_[j].args[a].view != o.whole()) return false;
-        if (reads(j, static_cast<int>(a))) read_by_j.insert(s);
       }
       for (int s : input_stores) {
-        const auto& w = writers_[s];
-        // No write in (i, j]: j itself may not overwrite an input it recomputes i from either.
-        if (std::upper_bound(w.begin(), w.end(), i) != std::upper_bound(w.begin(), w.end(), j)) return false;
         const Store& in = *w_.stores[s];
-        if (in.ndim() > 0 && read_by_j.count(s) == 0)
+        if (in.ndim() > 0 && read_between.count(s) == 0)
           recomputed += static_cast<double>(in.full().volume()) * size_of(in.dtype());
       }
       stored += out_bytes;
@@ -500,17 +560,21 @@ class Planner {
 
   // The stores op i reads, seen through the ops it will inline; `through`: i itself is inlined
   // into a reader that reads its result through this view (its reads are composed with it).
-  void effective_reads(int i, std::vector<ViewKey>& out, const View* through = nullptr) const {
+  // `by`, if given, gets the op that loads each (i, or an op inlined into it).
+  void effective_reads(int i, std::vector<ViewKey>& out, const View* through = nullptr,
+                       std::vector<int>* by = nullptr) const {
     const Task& t = ops_[i];
     for (std::size_t a = 0; a < t.args.size(); ++a) {
       if (!reads(i, static_cast<int>(a))) continue;
       const int s = w_.arg_store[i][a];
       const View view = seen_through(t.args[a], through);
       const int p = producer_[s];
-      if (p >= 0 && p < i)
-        effective_reads(p, out, w_.stores[s]->ndim() > 0 ? &view : nullptr);
-      else
+      if (p >= 0 && p < i) {
+        effective_reads(p, out, w_.stores[s]->ndim() > 0 ? &view : nullptr, by);
+      } else {
         out.push_back({s, view});
+        if (by) by->push_back(i);
+      }
     }
   }
 
@@ -531,11 +595,13 @@ class Planner {
   // later op may still turn a written store into a temporary (reads of stores written in the
   // group are forwarded registers, never arguments). `visible` holds the group's written stores
   // visible after op i - 1; those that op i reads last are dropped here, each once.
-  std::size_t arguments_with(int i, const std::vector<ViewKey>& reads_i, const std::set<ViewKey>& external,
-                             const std::map<int, std::vector<View>>& written, std::set<int>& visible) const {
+  std::size_t arguments_with(int i, const std::vector<ViewKey>& reads_i, const std::vector<char>& old_read,
+                             const std::set<ViewKey>& external, const std::map<int, std::vector<View>>& written,
+                             std::set<int>& visible) const {
     std::set<ViewKey> new_reads;
-    for (const ViewKey& r : reads_i)
-      if (!forwarded(written, r) && external.count(r) == 0) new_reads.insert(r);
+    for (std::size_t k = 0; k < reads_i.size(); ++k)
+      if ((old_read[k] || !forwarded(written, reads_i[k])) && external.count(reads_i[k]) == 0)
+        new_reads.insert(reads_i[k]);
     for (auto it = visible.begin(); it != visible.end();)
       it = visible_after(*it, i) ? std::next(it) : visible.erase(it);
     std::size_t count = external.size() + new_reads.size() + visible.size();
@@ -642,8 +708,9 @@ class Planner {
   }
 
   void form_groups() {
-    std::map<int, std::vector<View>> written;  // store -> views written in the group
-    std::map<int, std::vector<View>> read;     // store -> views read in the group
+    std::map<int, std::vector<View>> written;      // store -> views written in the group
+    std::map<int, std::vector<View>> read;         // store -> views read in the group
+    std::map<int, std::pair<int, int>> write_ops;  // store -> the first and last op writing it in the group
     std::vector<char> reduced(w_.stores.size(), 0);
     std::set<ViewKey> external;  // views the group reads from outside itself (kernel arguments)
     std::set<int> visible;       // stores the group wrote that are visible after the last op
@@ -668,6 +735,7 @@ class Planner {
       current = Group{};
       written.clear();
       read.clear();
+      write_ops.clear();
       external.clear();
       visible.clear();
       std::fill(reduced.begin(), reduced.end(), 0);
@@ -691,10 +759,20 @@ class Planner {
       const bool scalar = is_scalar_domain(t);
       const Tiling tiling = scalar ? Tiling{} : launch_of(i);
       std::vector<ViewKey> reads_i;
-      effective_reads(i, reads_i);
+      std::vector<int> loader;  // the op that loads each of reads_i (i, or an op it recomputes)
+      effective_reads(i, reads_i, nullptr, &loader);
       std::set<int> renames_i;
+      std::set<int> read_old_i;  // of those, stores an op recomputed in i reads before the group's write
       std::string why;
       std::ostringstream msg;
+      // Reads by a recomputed op of a store that the group writes only after that op: they take
+      // the values from before the group (recomputations_hold), from the old buffer of a renamed
+      // store.
+      std::vector<char> old_read(reads_i.size(), 0);
+      for (std::size_t k = 0; k < reads_i.size(); ++k) {
+        auto wo = write_ops.find(reads_i[k].store);
+        old_read[k] = wo != write_ops.end() && loader[k] < wo->second.first;
+      }
       // A reduction of the group's reduction: nested into the group's kernel, which it ends.
       std::string not_nested;
       if (!current.ops.empty() && !t.reductions.empty() && t.program.reduce_dim >= 0 && !reads_i.empty() &&
@@ -745,9 +823,30 @@ class Planner {
           msg << "rule 1 (launch domain): op " << i << " (" << short_name(t.label) << ") runs over a different tiling";
           why = msg.str();
         }
-        for (const ViewKey& r : reads_i) {
-          if (!why.empty()) break;
-          if (const View* w = conflicting(written, r.store, r.view)) {
+        for (std::size_t k = 0; k < reads_i.size() && why.empty(); ++k) {
+          const ViewKey& r = reads_i[k];
+          auto wo = write_ops.find(r.store);
+          if (old_read[k]) {
+            const std::vector<View>& views = written.at(r.store);
+            bool meets = false;
+            for (const View& w : views) meets = meets || overlap(w, r.view);
+            if (!meets) continue;
+            if (current.renamed.count(r.store) || renames_i.count(r.store) ||
+                (views.size() == 1 && can_rename(r.store, views.front()))) {
+              renames_i.insert(r.store);
+              read_old_i.insert(r.store);
+              continue;
+            }
+            msg << "rule 3 (anti-dependence): op " << i << " (" << short_name(t.label) << ") recomputes op "
+                << loader[k] << ", which reads store#" << w_.stores[r.store]->id() << " through " << r.view
+                << ", written in the group after it through " << views.front();
+            why = msg.str();
+          } else if (wo != write_ops.end() && loader[k] < wo->second.second) {
+            msg << "rule 2 (true dependence): op " << i << " (" << short_name(t.label) << ") recomputes op "
+                << loader[k] << ", which reads store#" << w_.stores[r.store]->id()
+                << " between two writes in the group";
+            why = msg.str();
+          } else if (const View* w = conflicting(written, r.store, r.view)) {
             msg << "rule 2 (true dependence): op " << i << " (" << short_name(t.label) << ") reads store#"
                 << w_.stores[r.store]->id() << " through " << r.view << ", written in the group through " << *w;
             why = msg.str();
@@ -809,13 +908,30 @@ class Planner {
           why = msg.str();
         }
         if (why.empty()) {
-          if (arguments_with(i, reads_i, external, written, visible) > static_cast<std::size_t>(kMaxArgs)) {
+          if (arguments_with(i, reads_i, old_read, external, written, visible) > static_cast<std::size_t>(kMaxArgs)) {
             msg << "rule 6 (kernel size): op " << i << " (" << short_name(t.label) << ") would take the group past "
                 << kMaxArgs << " arguments";
             why = msg.str();
           }
         }
-        if (!why.empty()) close(not_nested.empty() ? why : why + " (not nested: " + not_nested + ")");
+        if (!why.empty()) {
+          close(not_nested.empty() ? why : why + " (not nested: " + not_nested + ")");
+          renames_i.clear();  // they were for the group just closed
+          read_old_i.clear();
+        }
+      }
+      // Op i's own writes against what the ops it recomputes read through other views that meet
+      // them: read before i writes, but by other elements too, so only from the old buffer of a
+      // renamed store (recomputations_hold stores the recomputed op where that is not possible).
+      for (std::size_t a = 0; a < t.args.size(); ++a) {
+        const int s = w_.arg_store[i][a];
+        const View& v = t.args[a].view;
+        if (!t.args[a].written || !can_rename(s, v) || (written.count(s) && !forwarded(written, {s, v}))) continue;
+        for (std::size_t k = 0; k < reads_i.size(); ++k)
+          if (reads_i[k].store == s && loader[k] < i && reads_i[k].view != v && overlap(reads_i[k].view, v)) {
+            renames_i.insert(s);
+            read_old_i.insert(s);
+          }
       }
       if (current.ops.empty()) {
         domain = tiling;
@@ -823,11 +939,14 @@ class Planner {
       }
       current.ops.push_back(i);
       current.renamed.insert(renames_i.begin(), renames_i.end());
+      current.recomputed_from_old.insert(read_old_i.begin(), read_old_i.end());
       for (const ViewKey& r : reads_i) read[r.store].push_back(r.view);
-      for (const ViewKey& r : reads_i)
-        if (!forwarded(written, r)) external.insert(r);
+      for (std::size_t k = 0; k < reads_i.size(); ++k)
+        if (old_read[k] || !forwarded(written, reads_i[k])) external.insert(reads_i[k]);
       for (std::size_t a = 0; a < t.args.size(); ++a)
         if (t.args[a].written) {
+          auto [wo, first] = write_ops.emplace(w_.arg_store[i][a], std::make_pair(i, i));
+          if (!first) wo->second.second = i;
           std::vector<View>& views = written[w_.arg_store[i][a]];
           if (std::find(views.begin(), views.end(), t.args[a].view) == views.end()) views.push_back(t.args[a].view);
           if (visible_after(w_.arg_store[i][a], i)) visible.insert(w_.arg_store[i][a]);
@@ -943,7 +1062,8 @@ class Planner {
   struct Builder {
     PlannedGroup g;
     std::map<ViewKey, int> arg_index;
-    std::map<ViewKey, int> forwarded;             // value last stored to (store, view) in this group
+    // The register last stored to (store, view) in this group, and the op that stored it.
+    std::map<ViewKey, std::pair<int, int>> forwarded;
     std::map<std::pair<int, View>, int> inlined;  // (floating op, view its result is read through) -> register
     std::vector<int> elided;                      // temporaries never allocated
     // A nested reduction: the inner op folds into Program::nested, the outer op reads its result.
@@ -1006,9 +1126,11 @@ class Planner {
             out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
             break;
           }
+          // An op recomputed after a later op's store reads the value from before it: the old
+          // buffer of the renamed store (form_groups, recomputations_hold).
           auto fw = b.forwarded.find({s, view});
-          if (fw != b.forwarded.end()) {
-            r[in.dst] = fw->second;
+          if (fw != b.forwarded.end() && fw->second.second <= i) {
+            r[in.dst] = fw->second.first;
             continue;
           }
           out.a = static_cast<std::uint16_t>(b.arg(s, view, false));
@@ -1019,7 +1141,7 @@ class Planner {
           const int s = w_.arg_store[i][in.a];
           const View view = seen_through(t.args[in.a], through);
           stored = r[in.b];
-          b.forwarded[{s, view}] = stored;
+          b.forwarded[{s, view}] = {stored, i};
           if (group == nullptr) continue;  // inlined scalar op: a register only
           if (!live_after(s, group->ops)) {
             if (std::find(b.elided.begin(), b.elided.end(), s) == b.elided.end()) b.elided.push_back(s);
@@ -1179,7 +1301,9 @@ class Planner {
       explain << " | domain: op " << anchor << " (" << short_name(ops_[anchor].label) << ")'s, which the "
               << "temporaries of ops " << group.ops.front() << ".. feed (their own tilings are not kept)";
     for (const PlannedArg& a : b.g.args)
-      if (a.renamed) explain << " | renamed: store#" << w_.stores[a.store]->id() << " (written into a fresh buffer)";
+      if (a.renamed)
+        explain << " | renamed: store#" << w_.stores[a.store]->id() << " (written into a fresh buffer"
+                << (group.recomputed_from_old.count(a.store) ? "; recomputed ops read the old one)" : ")");
     std::int64_t read_bytes = 0, write_bytes = 0;
     std::int64_t shifted = 0;
     const View& domain = b.g.domain.view;
@@ -1353,6 +1477,10 @@ class Planner {
   std::vector<int> last_write_, producer_;
   std::vector<std::vector<int>> writers_;  // store -> ops that write it, in order
   std::vector<bool> created_, floating_, deferred_, flexible_;
+  std::vector<bool> pinned_;  // ops stored because a recomputation of them would read a changed input
+  // op -> the stores its values depend on: those it loads, and those the ops creating them
+  // depend on (the byte model's guess at what a kernel holding the op reads anyway)
+  std::vector<std::vector<int>> roots_;
   std::vector<int> anchor_;  // op -> the op whose key view is its launch domain (choose_domains)
   std::vector<std::vector<int>> readers_;
   std::vector<std::vector<bool>> loads_;  // op -> arg -> loaded by the op

@@ -36,6 +36,9 @@ class Window {
   void execute_plan(const Plan& plan, const CanonicalWindow& window, const std::vector<Task>& ops);
 
   static constexpr int kMaxCapacity = 4096;
+  // How far a window grows to hold one iteration of a loop longer than it: the planner's cost
+  // grows faster than the window, and longer loop bodies rarely fuse whole anyway.
+  static constexpr int kMaxLoopCapacity = 512;
   // How long a rank leaving by an exception waits for the others to do the same (they throw at
   // the same op when the error is the same everywhere) before it aborts the job.
   static constexpr double kUnwindingGrace = 10;

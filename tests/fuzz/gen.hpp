@@ -110,6 +110,7 @@ struct Gen {
   std::vector<Step> periodic_stencil();
   std::vector<Step> outer_product();
   std::vector<Step> symmetrize();
+  std::vector<Step> half_steps();
 };
 
 }  // namespace fuzz

@@ -1,8 +1,9 @@
 // The idioms of real array programs, as steps (see gen.hpp): stencils and Jacobi sweeps (halo
 // exchanges, fusion rule 2), centering and normalizing (reductions broadcast back over what they
 // reduced), a k-means assignment step, reflective boundaries, red-black updates and multigrid
-// transfers (strided views), periodic stencils (roll), outer products (new axes), and in-place
-// updates whose right-hand side reads overlapping views of the target.
+// transfers (strided views), periodic stencils (roll), outer products (new axes), in-place
+// updates whose right-hand side reads overlapping views of the target, and Lax-Wendroff half
+// steps (temporaries read after an input of theirs was updated in place).
 
 #include <algorithm>
 
@@ -52,7 +53,7 @@ int other_than(int dst, int k, int j) {
 
 std::vector<Step> Gen::pattern() {
   std::vector<Step> out;
-  switch (r.weighted({1, 1.3, 1, 0.7, 1, 0.7, 1.5, 0.8, 1, 1, 0.8, 0.8, 0.8, 0.6})) {
+  switch (r.weighted({1, 1.3, 1, 0.7, 1, 0.7, 1.5, 0.8, 1, 1, 0.8, 0.8, 0.8, 0.6, 1})) {
     case 0: out = stencil(); break;
     case 1: out = center(); break;
     case 2: {  // alpha = vdot(a, b) / (norm(a) * norm(b) + 1.0); y += alpha * z
@@ -91,7 +92,8 @@ std::vector<Step> Gen::pattern() {
     case 10: out = restrict_and_prolong(); break;
     case 11: out = periodic_stencil(); break;
     case 12: out = outer_product(); break;
-    default: out = symmetrize(); break;
+    case 13: out = symmetrize(); break;
+    default: out = half_steps(); break;
   }
   if (out.empty()) out.push_back(Gen::bind());
   return out;
@@ -112,6 +114,33 @@ std::vector<Step> Gen::stencil() {
     sum = node(Op::Add, {node(Op::Add, {sum, leaf(k, lo)}), leaf(k, hi)});
   }
   return {assign(leaf(k, inner), is_f(type_of_slot(k)) ? node(Op::Mul, {float_lit(0.2), sum}) : sum)};
+}
+
+// Lax-Wendroff half steps along an axis (the shallow-water step): the values between neighbours,
+// t = 0.5 * (a(hi) + a(lo)) - 0.25 * (b(hi) - b(lo)); a and then b updated in place on the
+// interior from t's differences, so that b's update reads t, which depends on a's values from
+// before a's update; then t's handle is dropped: the planner may recompute t inside the updates
+// (from the old buffer of a renamed a) instead of storing it.
+std::vector<Step> Gen::half_steps() {
+  const auto cands = with_extents(*this, 3, true);
+  if (cands.empty()) return {};
+  const int a = r.pick(cands);
+  std::vector<int> alike;  // a itself included
+  for (int k : cands)
+    if (shape_of(k) == shape_of(a) && type_of_slot(k) == type_of_slot(a)) alike.push_back(k);
+  const int b = r.pick(alike);
+  const int axis = r.below(static_cast<int>(shape_of(a).size()));
+  const auto at = [&](int k, const Sl& e) { return leaf(k, along_axis(axis, e)); };
+  const int t = other_than(pick_dst(), a, b);
+  const Expr mean = node(Op::Mul, {float_lit(0.5), node(Op::Add, {at(a, sl_end(1)), at(a, sl(0, -1))})});
+  const Expr flux = node(Op::Mul, {float_lit(0.25), node(Op::Sub, {at(b, sl_end(1)), at(b, sl(0, -1))})});
+  const Expr diff = node(Op::Sub, {at(t, sl_end(1)), at(t, sl(0, -1))});
+  Step drop;
+  drop.kind = SK::Drop;
+  drop.dst = t;
+  return {
+      bind_to(t, node(Op::Sub, {mean, flux})), compound(at(a, sl(1, -1)), '-', node(Op::Mul, {float_lit(0.1), diff})),
+      compound(at(b, sl(1, -1)), '-', node(Op::Mul, {float_lit(0.1), node(Op::Mul, {diff, at(t, sl(0, -1))})})), drop};
 }
 
 // Jacobi sweeps between two arrays of one shape: b(inner) = avg(a(shifted)), and back.
