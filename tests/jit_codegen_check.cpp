@@ -392,6 +392,36 @@ TEST(KernelCache, DiskEntriesAreReusedAndBadOnesRebuilt) {
   std::filesystem::remove_all(dir);
 }
 
+// A long program that does not reduce (at least 128 instructions, one element per thread: the
+// shallow-water step's interior) is compiled for 4 resident blocks per SM; shorter ones, and
+// reducing ones, keep the compiler's register choice.
+TEST(JitCodegen, LongProgramsAskForFourBlocksPerSM) {
+  using tessera::DType;
+  auto chain = [](int adds, bool reduce) {
+    td::Program p;
+    p.code.push_back({td::OpCode::Load, DType::Float64, DType::Bool, 0, 0, 0, 0});
+    p.code.push_back({td::OpCode::Const, DType::Float64, DType::Bool, 1, 0, 0, 0});
+    for (int k = 0; k < adds; ++k) p.code.push_back({td::OpCode::Add, DType::Float64, DType::Bool, 0, 0, 1, 0});
+    if (reduce) {
+      p.code.push_back({td::OpCode::Reduce, DType::Float64, DType::Bool, 0, 0, 0, 0});
+      p.reduce_kinds = {td::ReduceKind::Sum};
+      p.reduce_float = {true};
+    } else {
+      p.code.push_back({td::OpCode::Store, DType::Float64, DType::Bool, 0, 1, 0, 0});
+    }
+    p.constants = {td::make_value<double>(0.5)};
+    p.registers = 2;
+    return p;
+  };
+  const td::Program long_one = chain(130, false), short_one = chain(20, false), reducing = chain(130, true);
+  EXPECT_NE(td::generate_cuda(long_one, 2, {}, 1).source.find("__launch_bounds__(256, 4)"), std::string::npos);
+  EXPECT_NE(td::generate_cuda(short_one, 2, {}, 1).source.find("__launch_bounds__(256)"), std::string::npos);
+  EXPECT_EQ(td::generate_cuda(reducing, 1, {}, 1).source.find("__launch_bounds__(256, 4)"), std::string::npos);
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  EXPECT_FALSE(cache.cubin(td::generate_cuda(long_one, 2, {}, 1), stats).empty());
+}
+
 TEST(KernelCache, ProgramsWithMoreConstantsThanTheParameterBlockCompile) {
   // r0 = load a0; then 70 times: r1 = const c_k; r0 = add r0 r1; finally store a1 <- r0.
   td::Program p;

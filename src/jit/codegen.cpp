@@ -65,6 +65,10 @@ bool jit_supports(const Program&, int nargs) { return nargs <= kMaxArgs; }
 // with E = 2 (a quarter of the SM's threads resident, 14.7% achieved occupancy, 3.4 ms for a 512^3 grid); four of a
 // shallow-water step's five kernels took 82-88 (25% occupancy, DRAM 41-62% busy).
 constexpr int kMaxLoadsForElements = 8;
+// Programs of at least this many instructions, one element per thread and no reduction, are
+// compiled for kLongProgramBlocks resident blocks per SM (generate_cuda).
+constexpr std::size_t kLongProgram = 128;
+constexpr int kLongProgramBlocks = 4;
 int elements_per_thread(const Program& program, const KernelShape& shape) {
   const std::size_t instructions = program.code.size();
   const bool reduces = !program.reduce_kinds.empty();
@@ -400,8 +404,13 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
   s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
   s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
   // Element e (< elements) of a thread is at column j + e * kJitBlockX: every load and store of a
-  // warp stays one coalesced access.
+  // warp stays one coalesced access. Long programs that do not reduce are bound by their
+  // arithmetic's latency (the shallow-water step's interior, recomputing its half steps, took 74
+  // registers: 3 blocks per SM): they ask for kLongProgramBlocks blocks per SM, so at most 64
+  // registers per thread.
+  const bool long_program = elements == 1 && nreduce == 0 && program.code.size() >= kLongProgram;
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
+    << (long_program ? ", " + std::to_string(kLongProgramBlocks) : std::string())
     << ") tessera_fused(const KernelParams p) {\n"
        "  const long n1 = p.domain.n[1], n2 = p.domain.n[2], rows = p.domain.n[0] * p.domain.n[1];\n"
        "  const long j = static_cast<long>(blockIdx.x) * "
