@@ -166,6 +166,30 @@ TEST_F(TesseraTest, ShiftedReadsOfATemporaryRecomputeIt) {
   EXPECT_EQ(sp.kernels, steps);
 }
 
+// Recomputation at shifts is one level deep: d = a(hi) - a(lo) is recomputed inside its reader's
+// shifts, but s = d(hi) * d(lo), read shifted itself, is stored, since recomputing it at each of
+// its shifts would recompute d at each of those shifts again (a reconstruction's slopes of
+// differences: the work doubles per level).
+TEST_F(TesseraTest, ShiftedRecomputationIsOneLevelDeep) {
+  const int64_t n = 17;
+  const auto h = test_values<double>(n, 5);
+  auto a = ts::from_host<double>({n}, h);
+  reset_stats_now(rt());
+  auto c = [&] {
+    auto d = a(slice(1, end)) - a(slice(0, -1));
+    auto s = d(slice(1, end)) * d(slice(0, -1));
+    return s(slice(1, end)) + s(slice(0, -1));
+  }();
+  const auto got = c.to_host();
+  const ts::Stats st = stats_now(rt());
+  std::vector<double> d, sv, want;
+  for (int64_t i = 0; i + 1 < n; ++i) d.push_back(h[i + 1] - h[i]);
+  for (std::size_t i = 0; i + 1 < d.size(); ++i) sv.push_back(d[i + 1] * d[i]);
+  for (std::size_t i = 0; i + 1 < sv.size(); ++i) want.push_back(sv[i + 1] + sv[i]);
+  EXPECT_TRUE(close(got, want));
+  EXPECT_EQ(st.kernels, 2);  // s stored (d recomputed inside its kernel), then c from s's shifts
+}
+
 // A temporary computed from a positional one (an arange, recomputed inside it) and read through
 // a shifted view is stored, not recomputed at the shift: the planner recomputed it there, and the
 // arange inside took the reader's index (`v = abs(arange(7)); roll(v, 1, 0)` gave 0 0 1 ..., and

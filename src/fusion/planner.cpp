@@ -304,6 +304,7 @@ class Planner {
       for (int s : w_.reduction_store[i]) last_write_[s] = i, created_[s] = true, writers_[s].push_back(i);
     }
     roots_.assign(n_, {});
+    shifted_cone_.assign(n_, -1);
     for (int i = 0; i < n_; ++i) {
       std::vector<int>& r = roots_[i];
       for (std::size_t a = 0; a < ops_[i].args.size(); ++a) {
@@ -522,6 +523,14 @@ class Planner {
     // for the reader's own (rule 6 cannot split a single op).
     if (std::set<ViewKey>(inputs.begin(), inputs.end()).size() > static_cast<std::size_t>(kMaxArgs / 2)) return false;
     const Store& o = *w_.stores[out];
+    // Recomputed at shifts only one level deep: an op read through a shifted view whose own
+    // recomputation reads another recomputed op through one would multiply the work at every
+    // level (a reconstruction, its slopes, its differences: each shift recomputes the whole cone).
+    bool read_shifted = false;
+    for (int j : readers_[out])
+      for (std::size_t a = 0; a < ops_[j].args.size(); ++a)
+        read_shifted = read_shifted || (w_.arg_store[j][a] == out && ops_[j].args[a].view != o.whole());
+    if (read_shifted && recomputes_shifted(i)) return false;
     const double out_bytes = static_cast<double>(o.full().volume()) * size_of(o.dtype());
     double stored = out_bytes, recomputed = 0;
     std::set<int> read_between;  // stores that the ops after i up to the current reader depend on
@@ -541,6 +550,22 @@ class Planner {
       stored += out_bytes;
     }
     return recomputed < stored;
+  }
+
+  // Whether op i, recomputed, recomputes an op through a view that is not its whole result
+  // (memoized: analyse() decides the ops before i first, and they stay decided).
+  bool recomputes_shifted(int i) {
+    if (shifted_cone_[i] >= 0) return shifted_cone_[i];
+    const Task& t = ops_[i];
+    bool shifted = false;
+    for (std::size_t a = 0; a < t.args.size() && !shifted; ++a) {
+      if (!reads(i, static_cast<int>(a))) continue;
+      const int s = w_.arg_store[i][a];
+      const int p = producer_[s];
+      if (p < 0 || p >= i || is_scalar_domain(ops_[p])) continue;
+      shifted = t.args[a].view != w_.stores[s]->whole() || recomputes_shifted(p);
+    }
+    return shifted_cone_[i] = shifted;
   }
 
   // Whether op i's values depend on where the element is, seen through the ops it will inline.
@@ -1481,7 +1506,8 @@ class Planner {
   // op -> the stores its values depend on: those it loads, and those the ops creating them
   // depend on (the byte model's guess at what a kernel holding the op reads anyway)
   std::vector<std::vector<int>> roots_;
-  std::vector<int> anchor_;  // op -> the op whose key view is its launch domain (choose_domains)
+  std::vector<signed char> shifted_cone_;  // recomputes_shifted's answers (-1: not yet asked)
+  std::vector<int> anchor_;                // op -> the op whose key view is its launch domain (choose_domains)
   std::vector<std::vector<int>> readers_;
   std::vector<std::vector<bool>> loads_;  // op -> arg -> loaded by the op
   std::vector<Group> groups_;

@@ -70,11 +70,11 @@ void Window::run(bool everything, FlushKind kind) {
   if (check_.enabled()) check_.verify(kind, ops_, nullptr, check_.timeout());
   CanonicalWindow window = canonicalize(ops_, everything);
   std::vector<int> heads = loop_heads(window, everything);
-  if (!everything && loop_period_ > capacity_ && capacity_ < kMaxLoopCapacity) {
+  if (!everything && loop_period_ > capacity_ && loop_period_ <= max_loop_capacity_) {
     // An iteration longer than the window: its statements never share a window, so their
     // results are stored while their handles still live (a shallow-water step of about 120 ops
     // in windows of 64). Grow until one holds an iteration; the cut then falls where they start.
-    while (capacity_ < loop_period_ && capacity_ < kMaxLoopCapacity) capacity_ *= 2;
+    while (capacity_ < loop_period_) capacity_ *= 2;
     return;
   }
   if (!heads.empty()) set_loop_heads(window, std::move(heads));
