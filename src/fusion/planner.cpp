@@ -220,9 +220,10 @@ class Planner {
 
   Plan run() {
     loop_op_ = find_loop_op();
+    analyse();
     pinned_.assign(n_, false);
     for (int round = 0;; ++round) {
-      analyse();
+      choose_floating();
       choose_domains();
       if (recomputations_hold()) break;
       if (round > n_) raise("internal: the planner's recomputations did not settle");
@@ -279,15 +280,13 @@ class Planner {
     return 0;
   }
 
-  // Per op: which stores it reads/writes, and which scalar ops produce its 0-d inputs.
+  // Per op: which stores it reads and writes, and the stores its values depend on (roots_).
   void analyse() {
     const int nstores = static_cast<int>(w_.stores.size());
     last_write_.assign(nstores, -1);
     writers_.assign(nstores, {});
-    producer_.assign(nstores, -1);
     created_.assign(nstores, false);
     readers_.assign(nstores, {});
-    floating_.assign(n_, false);
     loads_.assign(n_, {});
     for (int i = 0; i < n_; ++i) {
       const Task& t = ops_[i];
@@ -304,7 +303,6 @@ class Planner {
       for (int s : w_.reduction_store[i]) last_write_[s] = i, created_[s] = true, writers_[s].push_back(i);
     }
     roots_.assign(n_, {});
-    shifted_cone_.assign(n_, -1);
     for (int i = 0; i < n_; ++i) {
       std::vector<int>& r = roots_[i];
       for (std::size_t a = 0; a < ops_[i].args.size(); ++a) {
@@ -317,6 +315,14 @@ class Planner {
       std::sort(r.begin(), r.end());
       r.erase(std::unique(r.begin(), r.end()), r.end());
     }
+  }
+
+  // Which ops are recomputed inside their readers (floating), and so which op produces each
+  // store that readers recompute; again in each planning round, as pinned_ grows.
+  void choose_floating() {
+    producer_.assign(w_.stores.size(), -1);
+    floating_.assign(n_, false);
+    shifted_cone_.assign(n_, -1);
     for (int i = 0; i < n_; ++i) {
       const Task& t = ops_[i];
       if (!t.reductions.empty() || t.body) continue;
@@ -526,11 +532,12 @@ class Planner {
     // Recomputed at shifts only one level deep: an op read through a shifted view whose own
     // recomputation reads another recomputed op through one would multiply the work at every
     // level (a reconstruction, its slopes, its differences: each shift recomputes the whole cone).
+    // Positional values are recomputed only for readers that read them whole.
     bool read_shifted = false;
     for (int j : readers_[out])
       for (std::size_t a = 0; a < ops_[j].args.size(); ++a)
         read_shifted = read_shifted || (w_.arg_store[j][a] == out && ops_[j].args[a].view != o.whole());
-    if (read_shifted && recomputes_shifted(i)) return false;
+    if (read_shifted && (positional || recomputes_shifted(i))) return false;
     const double out_bytes = static_cast<double>(o.full().volume()) * size_of(o.dtype());
     double stored = out_bytes, recomputed = 0;
     std::set<int> read_between;  // stores that the ops after i up to the current reader depend on
@@ -538,10 +545,6 @@ class Planner {
     for (int j : readers_[out]) {
       for (int k = scanned + 1; k <= j; ++k) read_between.insert(roots_[k].begin(), roots_[k].end());
       scanned = std::max(scanned, j);
-      for (std::size_t a = 0; a < ops_[j].args.size(); ++a) {
-        const int s = w_.arg_store[j][a];
-        if (s == out && positional && ops_[j].args[a].view != o.whole()) return false;
-      }
       for (int s : input_stores) {
         const Store& in = *w_.stores[s];
         if (in.ndim() > 0 && read_between.count(s) == 0)
@@ -553,7 +556,7 @@ class Planner {
   }
 
   // Whether op i, recomputed, recomputes an op through a view that is not its whole result
-  // (memoized: analyse() decides the ops before i first, and they stay decided).
+  // (memoized: choose_floating() decides the ops before i first, and they stay decided).
   bool recomputes_shifted(int i) {
     if (shifted_cone_[i] >= 0) return shifted_cone_[i];
     const Task& t = ops_[i];
