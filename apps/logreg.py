@@ -11,7 +11,7 @@ def sigmoid(x):
 
 def log_likelihood(features, target, weights):
     scores = np.dot(features, weights)
-    return np.sum(target * scores - np.log(1.0 + np.exp(scores)))
+    return np.sum(target * scores - (np.maximum(scores, 0.0) + np.log(1.0 + np.exp(-np.abs(scores)))))
 
 
 def main():

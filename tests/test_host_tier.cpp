@@ -127,6 +127,24 @@ TEST(HostTier, ReductionsOfEveryKindMatchTheInterpreter) {
   for (std::size_t k = 0; k < interp.size(); ++k) EXPECT_TRUE(same_bits(interp[k], host[k])) << "result " << k;
 }
 
+// Sweeps (docs/FUSION.md, "Sweeps"): logistic regression's gradient and the rows of each column's
+// largest centred element, each one kernel over the matrix.
+TEST(HostTier, SweepsMatchTheInterpreter) {
+  EnvGuard backend_as_configured("TESSERA_BACKEND", std::nullopt);  // each runtime's backend is the test's
+  int64_t kernels = 0;
+  auto [interp, host] = both(
+      [] {
+        auto X = ts::random<double>({203, 13}, 14) - 0.5, y = ts::random<double>({203}, 15);
+        auto w = ts::random<double>({13}, 16);
+        auto gradient = ts::matmul(y - 1.0 / (1.0 + ts::exp(-ts::matmul(X, w))), X);
+        auto where = ts::argmax(X - ts::mean(X, 1, true), 0);
+        return std::vector<std::vector<double>>{gradient.to_host(), where.astype<double>().to_host()};
+      },
+      &kernels);
+  EXPECT_GT(kernels, 0) << "the host tier compiled nothing";
+  for (std::size_t k = 0; k < interp.size(); ++k) EXPECT_TRUE(same_bits(interp[k], host[k])) << "result " << k;
+}
+
 // The shared object of a program run under a fresh cache; returns its entry files.
 std::vector<fs::path> entries(const std::string& dir) {
   std::vector<fs::path> out;

@@ -48,9 +48,11 @@ struct Config {
   // TESSERA_SPMV: auto|generated|cusparse, the SpMV's kernel for a CSR block on CUDA builds
   // (docs/LINALG.md, "Sparse matrices": which is faster; host backends always use the generated).
   std::string spmv = "auto";
-  // TESSERA_MATVEC: auto|generated|blas, the kernel of a dense matvec (n, k) @ (k,): a BLAS GEMV
-  // task (auto, blas: faster on the H200, docs/LINALG.md), or a reduction program whose
-  // elementwise consumers run in its kernel (generated: an epilogue, docs/FUSION.md).
+  // TESSERA_MATVEC: auto|generated|blas, the kernel of a dense product of a matrix and a vector
+  // ((n, k) @ (k,) and (n,) @ (n, k)): a BLAS GEMV task (blas; auto for matrices of more than
+  // kMaxSweepColumns columns, where it was faster on the H200, docs/LINALG.md), or a reduction
+  // program whose elementwise consumers run in its kernel, and logistic regression's gradient in
+  // one pass over X (generated; auto for narrower matrices: an epilogue or a sweep, docs/FUSION.md).
   std::string matvec = "auto";
 
   // This configuration with every TESSERA_* variable that is set applied on top.

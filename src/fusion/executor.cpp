@@ -491,6 +491,9 @@ ExecReport execute(const Launch& task) {
     const int inner = task.program->nested.dim >= 0 ? task.program->nested.dim - (3 - ndim) : -1;
     if (inner >= 0 && (cut(inner) || cut(dim)))
       raise("internal: ", *task.label, " nests reductions along dimensions its launch domain cuts");
+    // A sweep (Program::sweep) folds whole rows before it sweeps them: none is cut across ranks.
+    if (task.program->sweep >= 0 && cut(ndim - 1))
+      raise("internal: ", *task.label, " sweeps rows its launch domain cuts");
     for (int d = 0; d < ndim; ++d)
       if (d != dim && d != inner) outputs *= tile.extent(d);
     // A rank whose tile is off the coordinate an integer index fixes holds no outputs, though its

@@ -253,6 +253,7 @@ class Planner {
     std::set<int> recomputed_from_old;  // of those, stores that ops recomputed after the write read
     int nested_outer = -1;              // the last op, an outer reduction of the op before it (nested_reduction)
     int epilogue = -1;                  // ops[epilogue..]: the epilogue of the group's reductions (epilogue_refusal)
+    int sweep = -1;                     // ops[sweep], the last: a reduction sweeping the rows again (sweep_refusal)
   };
 
   // Rule 3 is lifted by renaming when the write covers at least half of the store: the frame
@@ -735,6 +736,43 @@ class Planner {
     return "";
   }
 
+  // Whether op i, a reduction along dimension 1 (a column's sum) over the group's 2-D domain,
+  // may sweep the rows once more after the group's reductions along the last dimension, reading
+  // their results (Program::sweep): logistic regression's gradient (y - sigmoid(X @ w)) @ X,
+  // whose X is then read once. Returns why not ("" if it may).
+  std::string sweep_refusal(int i, const Group& group, const std::vector<ViewKey>& reads_i,
+                            const std::vector<char>& reduced, const std::map<int, std::vector<View>>& written,
+                            const Tiling& domain) const {
+    const Task& t = ops_[i];
+    const auto name = [&](int s) { return "store#" + std::to_string(w_.stores[s]->id()); };
+    if (group.epilogue >= 0) return "the group has an epilogue";
+    if (!group.renamed.empty()) return "the group renames a buffer";
+    if (!written.empty()) return "the group's earlier ops store " + name(written.begin()->first);
+    const View& key = t.args[t.key].view;
+    if (domain.ndim != 2 || key.ndim != 2) return "it does not run over a matrix";
+    if (domain.cuts[1] && domain.cuts[1]->parts > 1) return "its rows are split across ranks (the columns are cut)";
+    if (key.extent[1] > kMaxSweepColumns)
+      return "its rows are longer than " + std::to_string(kMaxSweepColumns) + " elements";
+    // The reductions' results, read at the row of the element: one value per row (a keepdims
+    // result's second axis of length 1), stretched along it.
+    for (const ViewKey& r : reads_i) {
+      if (!reduced[r.store]) continue;
+      const View& v = r.view;
+      const Box full = w_.stores[r.store]->full();
+      bool row_value = v.ndim == 2 && v.extent[0] == key.extent[0] && v.extent[1] == key.extent[1] &&
+                       full.extent(0) == key.extent[0] && v.map[0][0] == 1 && v.map[0][1] == 0;
+      for (int d = 0; d < v.store_ndim && row_value; ++d)
+        row_value = v.origin[d] == 0 && (d == 0 || (full.extent(d) == 1 && v.map[d][0] == 0 && v.map[d][1] == 0));
+      if (!row_value) return "it reads the reduction's result " + name(r.store) + " other than at each element's row";
+    }
+    std::vector<int> members = group.ops;
+    members.push_back(i);
+    for (int k : group.ops)
+      for (int s : w_.reduction_store[k])
+        if (live_after(s, members)) return "the reduction's result " + name(s) + " is read after the sweep or held";
+    return "";
+  }
+
   void form_groups() {
     std::map<int, std::vector<View>> written;      // store -> views written in the group
     std::map<int, std::vector<View>> read;         // store -> views read in the group
@@ -814,11 +852,23 @@ class Planner {
           continue;
         }
       }
+      // A reduction along the columns of the group's matrix that reads the results of its
+      // reductions along the rows: a sweep of the rows once more, in the same kernel, which it ends.
+      std::string not_sweep;
+      bool sweep_reads = false;  // op i reads the group's reductions' results, as its sweep
+      if (!current.ops.empty() && group_reduce_dim == 2 && !t.reductions.empty() && t.program.reduce_dim == 1) {
+        bool reads_reduced = false;
+        for (const ViewKey& r : reads_i) reads_reduced = reads_reduced || reduced[r.store];
+        if (reads_reduced) {
+          not_sweep = sweep_refusal(i, current, reads_i, reduced, written, domain);
+          sweep_reads = not_sweep.empty();
+        }
+      }
       // Elementwise work on the results of the group's reductions along the last dimension: the
       // epilogue of its kernel, over the results' tiling from here on.
       std::string not_epilogue;
       bool epilogue_reads = false;  // op i reads the group's reductions' results, as its epilogue
-      if (!current.ops.empty() && group_reduce_dim == 2) {
+      if (!current.ops.empty() && group_reduce_dim == 2 && !sweep_reads) {
         bool reads_reduced = false;
         for (const ViewKey& r : reads_i) reads_reduced = reads_reduced || reduced[r.store];
         const bool starting = current.epilogue < 0;
@@ -878,10 +928,11 @@ class Planner {
             msg << "rule 2 (true dependence): op " << i << " (" << short_name(t.label) << ") reads store#"
                 << w_.stores[r.store]->id() << " through " << r.view << ", written in the group through " << *w;
             why = msg.str();
-          } else if (reduced[r.store] && !epilogue_reads) {
+          } else if (reduced[r.store] && !epilogue_reads && !sweep_reads) {
             msg << "rule 4 (reduction): op " << i << " (" << short_name(t.label) << ") reads store#"
                 << w_.stores[r.store]->id() << ", reduced in the group";
             if (!not_epilogue.empty()) msg << " (no epilogue: " << not_epilogue << ")";
+            if (!not_sweep.empty()) msg << " (no sweep: " << not_sweep << ")";
             why = msg.str();
           }
         }
@@ -918,7 +969,7 @@ class Planner {
                 break;
               }
         }
-        if (why.empty() && !t.reductions.empty() && group_reduce_dim != kNoReduction &&
+        if (why.empty() && !t.reductions.empty() && group_reduce_dim != kNoReduction && !sweep_reads &&
             group_reduce_dim != t.program.reduce_dim) {
           msg << "rule 4 (reduction): op " << i << " (" << short_name(t.label)
               << ") reduces along another dimension than the group's reductions";
@@ -946,6 +997,7 @@ class Planner {
           close(not_nested.empty() ? why : why + " (not nested: " + not_nested + ")");
           renames_i.clear();  // they were for the group just closed
           read_old_i.clear();
+          sweep_reads = false;
         }
       }
       // Op i's own writes against what the ops it recomputes read through other views that meet
@@ -982,6 +1034,11 @@ class Planner {
       for (int s : w_.reduction_store[i]) reduced[s] = 1;
       if (!t.reductions.empty()) group_reduce_dim = t.program.reduce_dim;
       group_reductions += static_cast<int>(t.program.reduce_kinds.size());
+      if (sweep_reads) {
+        current.sweep = static_cast<int>(current.ops.size()) - 1;
+        close("op " + std::to_string(i) + " (" + short_name(t.label) +
+              ") sweeps the rows once more, reading the results of their reductions: its kernel ends here");
+      }
     }
     close(everything_ ? "flush" : "window full");
   }
@@ -1101,6 +1158,7 @@ class Planner {
     // the accumulator slot of each reduction's result store, which its loads read instead.
     std::optional<View> lift;
     std::map<int, int> result_slot;
+    bool sweeping = false;  // emitting a sweep (Program::sweep): its loads of the results read them too
 
     int arg(int store, const View& view, bool written, bool renamed = false) {
       auto [it, fresh] = arg_index.emplace(ViewKey{store, view, renamed}, static_cast<int>(g.args.size()));
@@ -1143,8 +1201,8 @@ class Planner {
             out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
             break;
           }
-          if (auto rs = b.result_slot.find(s); b.lift && rs != b.result_slot.end()) {
-            // A reduction's result in the epilogue: its accumulator, finalized, never stored.
+          if (auto rs = b.result_slot.find(s); (b.lift || b.sweeping) && rs != b.result_slot.end()) {
+            // A reduction's result in the epilogue or sweep: its accumulator, finalized, never stored.
             const PlannedReduction& red = b.g.reductions[rs->second];
             b.g.program.constants.push_back(make_value<double>(red.count));
             out.op = OpCode::ReduceResult;
@@ -1254,9 +1312,19 @@ class Planner {
     }
     const bool epilogue = group.epilogue >= 0 && group.epilogue < static_cast<int>(group.ops.size());
     const Task& epilogue_key = ops_[anchor_[group.ops[epilogue ? group.epilogue : 0]]];
+    const bool sweep = group.sweep >= 0 && group.sweep < static_cast<int>(group.ops.size());
+    int sweep_start = -1, row_slots = 0;
     for (std::size_t k = 0; k < group.ops.size(); ++k) {
       const int i = group.ops[k];
       if (i == b.nested_outer) b.g.program.nested.end = static_cast<int>(b.g.program.code.size());
+      if (sweep && static_cast<int>(k) == group.sweep) {
+        // Like an epilogue, the sweep shares no register with the rows' fold: it runs after it.
+        b.sweeping = true;
+        sweep_start = static_cast<int>(b.g.program.code.size());
+        row_slots = static_cast<int>(b.g.program.reduce_kinds.size());
+        b.inlined.clear();
+        b.forwarded.clear();
+      }
       if (epilogue && static_cast<int>(k) == group.epilogue) {
         // The epilogue shares no register with the code before it: it runs after the row's fold.
         const Task& head = ops_[anchor_[group.ops.front()]];
@@ -1268,6 +1336,15 @@ class Planner {
         b.forwarded.clear();
       }
       emit(b, i, &group, b.lift ? &*b.lift : nullptr);
+    }
+    std::string sweep_results;
+    if (sweep) {
+      split_sweep(b, sweep_start, row_slots);
+      for (int k = 0; k < row_slots; ++k) {
+        b.elided.push_back(b.g.reductions[k].store);
+        sweep_results += " store#" + std::to_string(w_.stores[b.g.reductions[k].store]->id());
+      }
+      b.g.reductions.erase(b.g.reductions.begin(), b.g.reductions.begin() + row_slots);
     }
     finish(b, group.ops.front());
     std::string epilogue_results;
@@ -1320,6 +1397,10 @@ class Planner {
               << " in one kernel (store#" << w_.stores[w_.reduction_store[b.nested_inner].front()]->id()
               << " never stored)";
     }
+    if (sweep)
+      explain << " | sweep: op " << group.ops[group.sweep]
+              << " over every element of the rows once more, after their reductions, in the same kernel (one pass;"
+              << sweep_results << " never stored)";
     if (epilogue)
       explain << " | epilogue: ops " << group.ops[group.epilogue] << ".." << group.ops.back()
               << " once per row of the reductions along the last dimension, in the same kernel (" << epilogue_results
@@ -1410,6 +1491,63 @@ class Planner {
   }
 
   // The domain (geometry only: the key view of the first op's anchor) and register allocation.
+  // A sweep's code (Program::sweep), from `start`: what is the same along a row (the row
+  // reductions' results, constants, operands stretched along the row, and what only they
+  // compute) moves first, to run once per row; the rest runs at every element. Slots are
+  // renumbered so that the sweep's own, the program's outputs, come first and the `rows` slots
+  // of the reductions along the rows last.
+  static void split_sweep(Builder& b, int start, int rows) {
+    Program& p = b.g.program;
+    std::vector<char> per_row(static_cast<std::size_t>(p.registers), 0);
+    std::vector<Instr> once, each;
+    int src[3];
+    for (std::size_t pc = static_cast<std::size_t>(start); pc < p.code.size(); ++pc) {
+      const Instr& in = p.code[pc];
+      bool row_value = false;
+      switch (in.op) {
+        case OpCode::Const:
+        case OpCode::ReduceResult: row_value = true; break;
+        case OpCode::Load: {
+          const View& v = b.g.args[in.a].view;
+          row_value = true;
+          for (int k = 0; k < v.store_ndim && v.ndim > 0; ++k) row_value = row_value && v.map[k][v.ndim - 1] == 0;
+          break;
+        }
+        case OpCode::Store:
+        case OpCode::Reduce:
+        case OpCode::ReduceArg:
+        case OpCode::Index:
+        case OpCode::Coord:
+        case OpCode::NestedReduce:
+        case OpCode::NestedResult: break;
+        default: {
+          row_value = true;
+          const int k = register_sources(p, in, src);
+          for (int j = 0; j < k; ++j) row_value = row_value && per_row[src[j]];
+        }
+      }
+      if (row_value && defines_register(in.op)) per_row[in.dst] = 1;
+      (row_value ? once : each).push_back(in);
+    }
+    p.code.resize(static_cast<std::size_t>(start));
+    p.epilogue = start;
+    p.code.insert(p.code.end(), once.begin(), once.end());
+    p.sweep = static_cast<int>(p.code.size());
+    p.code.insert(p.code.end(), each.begin(), each.end());
+    const int total = static_cast<int>(p.reduce_kinds.size()), outputs = total - rows;
+    const auto renumbered = [&](int slot) { return slot >= rows ? slot - rows : slot + outputs; };
+    for (Instr& in : p.code) {
+      if (in.op == OpCode::Reduce || in.op == OpCode::ReduceArg)
+        in.dst = static_cast<std::uint16_t>(renumbered(in.dst));
+      if (in.op == OpCode::ReduceResult) in.a = static_cast<std::uint16_t>(renumbered(in.a));
+    }
+    std::rotate(p.reduce_kinds.begin(), p.reduce_kinds.begin() + rows, p.reduce_kinds.end());
+    std::vector<bool> is_float;
+    for (int k = 0; k < total; ++k) is_float.push_back(p.reduce_float[(k + rows) % total]);
+    p.reduce_float = std::move(is_float);
+    p.row_slots = rows;
+  }
+
   void finish(Builder& b, int first_index) {
     const int anchor = anchor_.empty() ? first_index : anchor_[first_index];
     const Task& t = ops_[anchor];
@@ -1418,34 +1556,37 @@ class Planner {
   }
 
   // Linear scan over the straight-line code: a register is reused once its last reader has run.
+  // The registers instruction `in` reads (into out, at most 3); returns how many.
+  static int register_sources(const Program& p, const Instr& in, int* out) {
+    int k = 0;
+    switch (in.op) {
+      case OpCode::Load:
+      case OpCode::Const:
+      case OpCode::Index:
+      case OpCode::Coord:
+      case OpCode::NestedResult:
+      case OpCode::ReduceResult: break;
+      case OpCode::NestedReduce:
+        out[k++] = in.a;
+        if (is_arg(p.nested.kind)) out[k++] = in.b;
+        break;
+      case OpCode::Store: out[k++] = in.b; break;
+      case OpCode::Where: out[k++] = in.a, out[k++] = in.b, out[k++] = in.c; break;
+      case OpCode::ReduceArg: out[k++] = in.a, out[k++] = in.b; break;
+      case OpCode::Random:
+      case OpCode::Cast:
+      case OpCode::Reduce: out[k++] = in.a; break;
+      default:
+        out[k++] = in.a;
+        if (is_binary(in.op)) out[k++] = in.b;
+    }
+    return k;
+  }
+
   static void allocate_registers(Program& p) {
     const int n = p.registers;
     std::vector<int> last_use(n, -1);
-    auto sources = [&p](const Instr& in, int* out) {
-      int k = 0;
-      switch (in.op) {
-        case OpCode::Load:
-        case OpCode::Const:
-        case OpCode::Index:
-        case OpCode::Coord:
-        case OpCode::NestedResult:
-        case OpCode::ReduceResult: break;
-        case OpCode::NestedReduce:
-          out[k++] = in.a;
-          if (is_arg(p.nested.kind)) out[k++] = in.b;
-          break;
-        case OpCode::Store: out[k++] = in.b; break;
-        case OpCode::Where: out[k++] = in.a, out[k++] = in.b, out[k++] = in.c; break;
-        case OpCode::ReduceArg: out[k++] = in.a, out[k++] = in.b; break;
-        case OpCode::Random:
-        case OpCode::Cast:
-        case OpCode::Reduce: out[k++] = in.a; break;
-        default:
-          out[k++] = in.a;
-          if (is_binary(in.op)) out[k++] = in.b;
-      }
-      return k;
-    };
+    auto sources = [&p](const Instr& in, int* out) { return register_sources(p, in, out); };
     auto defines = [](const Instr& in) { return defines_register(in.op); };
     int src[3];
     for (int pc = 0; pc < static_cast<int>(p.code.size()); ++pc) {

@@ -14,7 +14,7 @@ bool allreducible(ReduceKind kind, bool is_float) {
 
 void combine_across(Communicator& comm, const Program& program, Value* partials, std::int64_t count) {
   RuntimeState& rt = runtime();
-  for (std::size_t k = 0; k < program.reduce_kinds.size(); ++k) {
+  for (int k = 0; k < output_slots(program); ++k) {
     const ReduceSlot s{program.reduce_kinds[k], program.reduce_float[k]};
     Value* slot = partials + 2 * static_cast<std::int64_t>(k) * count;
     ScopedRegion region(std::string("tessera::allreduce[") + name(s.kind) + "]");
@@ -93,7 +93,7 @@ void finalize_slot(const ReductionOut& r, ReduceSlot s, const Value* values, std
 
 // The partials of a rank whose tile is a copy that does not count become identities.
 void reset_to_identity(const Program& program, Value* partials, std::int64_t count) {
-  for (std::size_t k = 0; k < program.reduce_kinds.size(); ++k) {
+  for (int k = 0; k < output_slots(program); ++k) {
     const ReduceSlot s{program.reduce_kinds[k], program.reduce_float[k]};
     Value* slot = partials + 2 * static_cast<std::int64_t>(k) * count;
     Kokkos::parallel_for(

@@ -1,6 +1,7 @@
 #include "tessera/jit/codegen.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <vector>
@@ -81,6 +82,31 @@ int elements_per_thread(const Program& program, const KernelShape& shape) {
 }
 
 namespace {
+
+// The chunks of each output of the first `slots` slots, folded in order (generate_along's and
+// generate_sweep's second kernel); unrolled so that a thread has the loads of several chunks in
+// flight at once (one at a time, folding 256 chunks of 4096 columns took 38 us, more than a tenth
+// of mean(A, 0) on a 32768 x 4096 grid; ncu on an H200).
+std::string finish_kernel(const Program& program, int slots) {
+  std::ostringstream s;
+  s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ") tessera_finish(const KernelParams p) {\n"
+    << "  const Value* in = static_cast<const Value*>(p.block_partials);\n"
+    << "  Value* out = static_cast<Value*>(p.partials);\n"
+    << "  for (long e = static_cast<long>(blockIdx.x) * " << kJitBlockX << " + threadIdx.x; e < p.count; e += "
+    << "static_cast<long>(gridDim.x) * " << kJitBlockX << ") {\n    " << accumulators(program, "") << "\n"
+    << "#pragma unroll 8\n    for (long c = 0; c < p.chunks; ++c) {\n";
+  for (int k = 0; k < slots; ++k)
+    s << "      { const auto v = in[(c * " << 2 * slots << " + " << 2 * k << ") * p.count + e]."
+      << acc_member(program, k) << "; const long i = in[(c * " << 2 * slots << " + " << 2 * k + 1
+      << ") * p.count + e].i64; " << fold(program, k, "acc" + std::to_string(k), "idx" + std::to_string(k), "v", "i")
+      << " }\n";
+  s << "    }\n";
+  for (int k = 0; k < slots; ++k)
+    s << "    out[" << 2 * k << " * p.count + e]." << acc_member(program, k) << " = acc" << k << "; out[" << 2 * k + 1
+      << " * p.count + e].i64 = idx" << k << ";\n";
+  s << "  }\n}\n";
+  return s.str();
+}
 
 // Reductions along padded dimension R (Program::reduce_dim): output e (row-major over the other
 // two dimensions) of slot k goes to partials[2 k count + e] and its index to [(2 k + 1) count +
@@ -179,30 +205,125 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
       s << "    }\n";
     }
     s << "  }\n}\n";
-    // The chunks of each output, folded in order; unrolled so that a thread has the loads of
-    // several chunks in flight at once (one at a time, folding 256 chunks of 4096 columns took
-    // 38 us, more than a tenth of mean(A, 0) on a 32768 x 4096 grid; ncu on an H200).
-    s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
-      << ") tessera_finish(const KernelParams p) {\n"
-      << "  const Value* in = static_cast<const Value*>(p.block_partials);\n"
-      << "  Value* out = static_cast<Value*>(p.partials);\n"
-      << "  for (long e = static_cast<long>(blockIdx.x) * " << kJitBlockX << " + threadIdx.x; e < p.count; e += "
-      << "static_cast<long>(gridDim.x) * " << kJitBlockX << ") {\n    " << accumulators(program, "") << "\n"
-      << "#pragma unroll 8\n    for (long c = 0; c < p.chunks; ++c) {\n";
-    for (int k = 0; k < nreduce; ++k)
-      s << "      { const auto v = in[(c * " << 2 * nreduce << " + " << 2 * k << ") * p.count + e]."
-        << acc_member(program, k) << "; const long i = in[(c * " << 2 * nreduce << " + " << 2 * k + 1
-        << ") * p.count + e].i64; " << fold(program, k, "acc" + std::to_string(k), "idx" + std::to_string(k), "v", "i")
-        << " }\n";
-    s << "    }\n";
-    store("out", "e", "");
-    s << "  }\n}\n";
+    s << finish_kernel(program, nreduce);
   }
   GeneratedKernel g;
   g.elements = elements;
   g.source = s.str();
   g.hash = fnv1a(g.source);
   if (R == 2) g.finish_name.clear();
+  return g;
+}
+
+// A sweep (Program::sweep): logistic regression's gradient (y - sigmoid(X @ w)) @ X in one pass
+// over X. T = sweep_threads(row length) threads share a row (a power of two, at most a warp),
+// each holding up to kSweepLanes of its elements, columns sub + T e, in registers (more lanes
+// per thread ran faster on the H200 up to 8: 4 lanes 1.09, 8 lanes 0.96, 16 lanes 1.37 ms for
+// logistic regression's gradient at 10^7 x 32 with the row loop unrolled twice, registers
+// limiting 16 lanes to few warps); they fold the row into the row
+// slots, exchange the results by xor shuffles inside their segment of the warp (every lane ends
+// with the same bits: each step folds the same two values, in either order, and the folds
+// commute), run the code that is the same along the row, then fold their elements again, from
+// the registers, into per-lane accumulators for their columns. Block b takes a contiguous band of
+// rows (gridDim.x = p.chunks bands); at its end the segments of a warp are folded by shuffles,
+// the warps in order through shared memory, and the band's partial outputs go to
+// block_partials[chunk], which tessera_finish folds in order. Lanes past the row's end, and
+// segments past the band's last row, load a clamped element and fold nothing (no branch around
+// the shuffles). Also the JIT's kernel for a column reduction of rows of at most
+// kMaxSweepColumns, without row slots (KernelShape::sweep_columns).
+GeneratedKernel generate_sweep(const Program& program, const KernelShape& shape) {
+  const int outputs = output_slots(program), total = static_cast<int>(program.reduce_kinds.size());
+  const int n = static_cast<int>(program.code.size());
+  // A column reduction without a sweep: no row slots, all of its code the sweep's.
+  const int rows_end = program.sweep >= 0 ? program.epilogue : 0, sweep = program.sweep >= 0 ? program.sweep : 0;
+  // Compiled for its row length (KernelShape::sweep_columns): lanes past the row are not
+  // emitted, a lane that some threads hold past it is guarded, and the lanes' columns are
+  // compile-time offsets (a load's immediate).
+  const std::int64_t columns = shape.sweep_columns, T = sweep_threads(columns);
+  const int lanes = static_cast<int>((columns + T - 1) / T);
+  constexpr int warps = kJitBlockX / 32;
+  std::ostringstream s;
+  s << "// tessera fused kernel: " << program.describe() << "\n// a sweep: rows of " << columns << ", " << T
+    << " thread(s) per row\n";
+  s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
+  s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
+  s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ") tessera_fused(const KernelParams p) {\n"
+    << "  const long n1 = p.domain.n[1];\n  constexpr long n2 = " << columns << ";\n  const long i0 = 0;\n"
+    << "  constexpr int T = " << T << ";\n  const int sub = threadIdx.x % T;\n"
+    << "  constexpr long per_pass = " << kJitBlockX / T << ";\n"
+    << "  const long per = (n1 + gridDim.x - 1) / gridDim.x;\n"
+    << "  const long first = static_cast<long>(blockIdx.x) * per, last = first + per < n1 ? first + per : n1;\n";
+  std::vector<Lane> rows, sweeps;
+  std::vector<bool> ragged;  // lane e: some of the threads hold it past the row's end
+  for (int e = 0; e < lanes; ++e) {
+    const std::string x = std::to_string(e);
+    ragged.push_back(T * (e + 1) > columns);
+    s << "  const long j_" << x << " = sub + " << T * e << ";\n";
+    if (ragged.back())
+      s << "  const long jc_" << x << " = j_" << x << " < n2 ? j_" << x << " : n2 - 1;\n";
+    else
+      s << "  const long jc_" << x << " = j_" << x << ";\n";
+    rows.push_back({"jc_" + x, "_" + x, "", ragged.back() ? "j_" + x + " < n2" : ""});
+    sweeps.push_back({"jc_" + x, "_" + x, "", "ok_" + x});
+  }
+  for (const Lane& lane : sweeps) s << "  " << accumulators_of(program, 0, outputs, lane.suffix) << "\n";
+  // Two passes per iteration: the second's loads are issued before the first's arithmetic (the
+  // loop stores nothing), 0.957 against 1.09 ms for logistic regression's gradient at 10^7 x 32
+  // on the H200 (docs/BENCHMARKS.md).
+  s << "#pragma unroll 2\n  for (long base = first; base < last; base += per_pass) {\n"
+    << "    const long row = base + threadIdx.x / T;\n    const bool live = row < last;\n"
+    << "    const long i1 = live ? row : last - 1;\n";
+  for (int e = 0; e < lanes; ++e)
+    s << "    const bool ok_" << e << " = live" << (ragged[e] ? " && j_" + std::to_string(e) + " < n2" : "") << ";\n";
+  s << "    " << accumulators_of(program, outputs, total, "") << "\n";
+  Emitter emitter(program, shape);
+  emitter.body(s, rows, "    ", 0, rows_end);
+  for (int k = outputs; k < total; ++k) {
+    const std::string acc = "acc" + std::to_string(k), idx = "idx" + std::to_string(k);
+    s << "    for (int offset = T / 2; offset > 0; offset /= 2) { const auto v = __shfl_xor_sync(0xffffffffu, " << acc
+      << ", offset); const long i = __shfl_xor_sync(0xffffffffu, " << idx << ", offset); "
+      << fold(program, k, acc, idx, "v", "i") << " }\n";
+  }
+  emitter.body(s, {{"jc_0", ""}}, "    ", rows_end, sweep);
+  emitter.share_below(sweep);
+  emitter.reuse_loads_below(rows_end);
+  emitter.set_per_lane(true);
+  emitter.body(s, sweeps, "    ", sweep, n);
+  s << "  }\n";
+  // The segments of the warp (rows), then the warps in order.
+  for (int k = 0; k < outputs; ++k)
+    for (const Lane& lane : sweeps) {
+      const std::string acc = "acc" + std::to_string(k) + lane.suffix, idx = "idx" + std::to_string(k) + lane.suffix;
+      s << "  for (int offset = T; offset < 32; offset *= 2) { const auto v = __shfl_xor_sync(0xffffffffu, " << acc
+        << ", offset); const long i = __shfl_xor_sync(0xffffffffu, " << idx << ", offset); "
+        << fold(program, k, acc, idx, "v", "i") << " }\n";
+    }
+  s << "  __shared__ Value warp_values[" << warps << "][" << kMaxSweepColumns << "];\n"
+    << "  __shared__ long warp_indices[" << warps << "][" << kMaxSweepColumns << "];\n"
+    << "  const int warp = threadIdx.x / 32;\n"
+    << "  Value* out = static_cast<Value*>(p.chunks == 1 ? p.partials : p.block_partials) + "
+       "static_cast<long>(blockIdx.x) * "
+    << 2 * outputs << " * p.count;\n";
+  for (int k = 0; k < outputs; ++k) {
+    const std::string K = std::to_string(k);
+    s << "  if (threadIdx.x % 32 < T) {\n";
+    for (int e = 0; e < lanes; ++e)
+      s << "    if (j_" << e << " < n2) { warp_values[warp][j_" << e << "]." << acc_member(program, k) << " = acc" << K
+        << "_" << e << "; warp_indices[warp][j_" << e << "] = idx" << K << "_" << e << "; }\n";
+    s << "  }\n  __syncthreads();\n"
+      << "  for (long c = threadIdx.x; c < n2; c += " << kJitBlockX << ") {\n    "
+      << accumulators_of(program, k, k + 1, "") << "\n"
+      << "    for (int w = 0; w < " << warps << "; ++w) { const auto v = warp_values[w][c]." << acc_member(program, k)
+      << "; const long i = warp_indices[w][c]; " << fold(program, k, "acc" + K, "idx" + K, "v", "i") << " }\n"
+      << "    out[" << 2 * k << " * p.count + c]." << acc_member(program, k) << " = acc" << K << "; out[" << 2 * k + 1
+      << " * p.count + c].i64 = idx" << K << ";\n  }\n  __syncthreads();\n";
+  }
+  s << "}\n" << finish_kernel(program, outputs);
+  GeneratedKernel g;
+  g.elements = lanes;
+  g.sweep = true;
+  g.source = s.str();
+  g.hash = fnv1a(g.source);
   return g;
 }
 
@@ -396,6 +517,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
   if (elements != 1 && elements != 2 && elements != 4)
     raise("internal: ", elements, " elements per thread (expected 1, 2 or 4)");
   if (program.nested.dim >= 0) return generate_nested(program, shape);
+  if (shape.sweep_columns > 0) return generate_sweep(program, shape);
   if (!program.reduce_kinds.empty() && program.reduce_dim >= 0) return generate_along(program, shape, elements);
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
   const int span = kJitBlockX * elements;  // columns of a block's row

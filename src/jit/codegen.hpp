@@ -25,6 +25,14 @@
 namespace tessera::detail {
 
 constexpr int kJitBlockX = 256;
+// The elements of a row that a thread of a sweep holds at most (generate_sweep), and the threads
+// that share a row: the fewest, a power of two up to a warp, that hold all of it.
+constexpr int kSweepLanes = 8;
+constexpr std::int64_t sweep_threads(std::int64_t columns) {
+  std::int64_t t = 1;
+  while (t < 32 && t * kSweepLanes < columns) t *= 2;
+  return t;
+}
 constexpr int kMaxJitConstants = 64;  // constants in the parameter block; later ones are literals
 
 struct KernelParams {
@@ -53,6 +61,9 @@ struct GeneratedKernel {
   // Loads kept from one row for the next (KernelShape::row_carry): the launch gives each block a
   // band of several rows, as the first row of a band loads everything.
   bool carries = false;
+  // A sweep's kernel (generate_sweep; also a column reduction of rows of at most
+  // kMaxSweepColumns): T threads per row (KernelParams::row_threads), bands of rows per block.
+  bool sweep = false;
 };
 
 // Whether a program can be compiled (every opcode, dtype and number of constants can; this checks

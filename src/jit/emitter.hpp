@@ -115,12 +115,16 @@ inline std::string identity(ReduceKind k, bool is_float) {
 
 // Reduction slot k's accumulator is acc<k><suffix> (double or long) with idx<k><suffix>, the
 // index that goes with it (used by the arg kinds only).
-inline std::string accumulators(const Program& p, const std::string& suffix) {
+// Those of slots [first, last) only.
+inline std::string accumulators_of(const Program& p, int first, int last, const std::string& suffix) {
   std::ostringstream s;
-  for (std::size_t k = 0; k < p.reduce_kinds.size(); ++k)
+  for (int k = first; k < last; ++k)
     s << (p.reduce_float[k] ? "double" : "long") << " acc" << k << suffix << " = "
       << identity(p.reduce_kinds[k], p.reduce_float[k]) << "; long idx" << k << suffix << " = 0x7fffffffffffffffL; ";
   return s.str();
+}
+inline std::string accumulators(const Program& p, const std::string& suffix) {
+  return accumulators_of(p, 0, static_cast<int>(p.reduce_kinds.size()), suffix);
 }
 
 // Code that folds (value, index) into an accumulator (acc, idx) of this kind.
@@ -155,7 +159,9 @@ inline std::string element_address(int arg, const KernelShape& shape, const std:
   std::ostringstream s;
   const std::string a = "p.args[" + std::to_string(base + arg) + "]";
   s << "(" << a << ".origin";
-  if (!shape.flat && row_offsets)
+  if (shape.row_invariant & bit)
+    ;  // the same in every row
+  else if (!shape.flat && row_offsets)
     s << " + r" << row_owner(arg, shape);
   else if (!shape.flat)
     s << " + i0 * " << a << ".stride[0] + i1 * " << a << ".stride[1]";
@@ -204,12 +210,15 @@ inline const char* float_fn(OpCode op, bool single) {
 // that names its values (v<pc><suffix>).
 // Where per-lane accumulators are not variables of their own (the host's reductions along an
 // outer dimension fold into arrays), `acc` names them: acc<k><acc>, idx<k><acc>.
+// `guard`: a condition under which the lane's reductions fold its values ("": always); a sweep's
+// lanes past the row's end or its last row load a clamped element and fold nothing.
 struct Lane {
-  Lane(std::string c, std::string s, std::string a = "")
-      : column(std::move(c)), suffix(std::move(s)), acc(std::move(a)) {}
+  Lane(std::string c, std::string s, std::string a = "", std::string g = "")
+      : column(std::move(c)), suffix(std::move(s)), acc(std::move(a)), guard(std::move(g)) {}
   std::string column;
   std::string suffix;
   std::string acc;
+  std::string guard;
 };
 
 // The program as straight-line code. Register r holds variable v<pc of its last definition>;
@@ -258,6 +267,13 @@ class Emitter {
   void hoist(std::uint64_t args) { hoisted_ = args; }
   // Addresses read the row offsets r<owner> (row_offsets_of) instead of computing them.
   void use_row_offsets() { row_offsets_ = true; }
+  // A sweep (Program::sweep, generate_sweep): its rows' code folds into shared accumulators and
+  // its sweep into per-lane ones; values defined before `pc` are the same in every lane (one
+  // variable, no lane suffix); and a load of an argument that the code before `reuse_below`
+  // loaded as the same type takes that lane's value (the element is still in a register).
+  void set_per_lane(bool on) { per_lane_ = on; }
+  void share_below(int pc) { shared_below_ = pc; }
+  void reuse_loads_below(int pc) { reuse_below_ = pc; }
   // Loads of arguments that KernelShape::row_carry pairs read c<b><lane suffix>, what the row
   // before loaded of their partner b (the previous row was (i0, i1 - 1), run by this thread at the
   // same columns). The generator declares them (carry_declarations), loads them itself where the
@@ -309,7 +325,7 @@ class Emitter {
   std::string reg(int r, const Lane& lane) const {
     if (r < 0 || r >= static_cast<int>(current_.size()) || current_[r] < 0)
       raise("internal: codegen reads register ", r, " before it is written");
-    return "v" + std::to_string(current_[r]) + lane.suffix;
+    return "v" + std::to_string(current_[r]) + (current_[r] < shared_below_ ? "" : lane.suffix);
   }
   // Constant k: from the parameter block, or, past its capacity, a literal with the exact bits
   // (the kernel then depends on the value: it is compiled and cached for it).
@@ -369,6 +385,10 @@ class Emitter {
         }
         if ((staged_ >> in.a & 1) && staged_certain_) {
           out << "staged" << in.a << "[jo * nD + ji];\n";
+          return out.str();
+        }
+        if (const int q = first_load(in.a); pc >= reuse_below_ && q < reuse_below_ && p_.code[q].type == in.type) {
+          out << "v" << q << lane.suffix << ";\n";
           return out.str();
         }
         if (staged_ >> in.a & 1) out << "staged ? staged" << in.a << "[jo * nD + ji] : ";
@@ -519,6 +539,7 @@ class Emitter {
         const std::string value =
             std::string("static_cast<") + (p_.reduce_float[k] ? "double" : "long") + ">(" + reg(in.a, lane) + ")";
         const std::string index = in.op == OpCode::ReduceArg ? "static_cast<long>(" + reg(in.b, lane) + ")" : "0L";
+        if (!lane.guard.empty()) out << "if (" << lane.guard << ") ";
         out << fold(p_, k, "acc" + std::to_string(k) + sfx, "idx" + std::to_string(k) + sfx, value, index) << "\n";
         return out.str();
       }
@@ -625,6 +646,8 @@ class Emitter {
   std::uint64_t hoisted_ = 0;
   bool row_offsets_ = false;
   bool carry_ = false;
+  int shared_below_ = 0;
+  int reuse_below_ = 0;
   std::vector<int> current_;  // register -> pc of its current definition
 };
 

@@ -74,7 +74,7 @@ std::string signature(const std::string& name) {
 
 // The outputs of slot k for `e` (reductions along a dimension and nested ones: ReductionTarget).
 void store_outputs(std::ostream& s, const Program& program, const std::string& e, const std::string& indent) {
-  for (std::size_t k = 0; k < program.reduce_kinds.size(); ++k)
+  for (int k = 0; k < output_slots(program); ++k)
     s << indent << "out[" << 2 * k << " * p.count + " << e << "]." << acc_member(program, static_cast<int>(k))
       << " = acc" << k << "; out[" << 2 * k + 1 << " * p.count + " << e << "].i64 = idx" << k << ";\n";
 }
@@ -130,7 +130,7 @@ void emit_along(std::ostream& s, const Program& program, const std::vector<int>&
     return;
   }
   s << "  const long nr = p.domain.n[" << R << "];\n  for (long outer = first; outer < last; ++outer) {\n";
-  for (int k = 0; k < nreduce; ++k) {
+  for (int k = 0; k < output_slots(program); ++k) {
     const char* T = program.reduce_float[k] ? "double" : "long";
     s << "    " << T << "* const acc" << k << " = reinterpret_cast<" << T << "*>(out + " << 2 * k
       << " * p.count + outer * n2);\n    long* const idx" << k << " = reinterpret_cast<long*>(out + " << 2 * k + 1
@@ -141,8 +141,27 @@ void emit_along(std::ostream& s, const Program& program, const std::vector<int>&
   s << "    for (long r = 0; r < nr; ++r) {\n      const long i0 = " << (R == 0 ? "r" : "outer")
     << ", i1 = " << (R == 0 ? "outer" : "r") << ";\n";
   row_pointers(s, types, shape, "      ");
+  Emitter emitter(program, shape, true, Placement{0, 0, "p.domain", true});
+  if (program.sweep >= 0) {
+    // A sweep (Program::sweep): the row folded in order into the row slots, the code the same
+    // along the row once, then every element again into the outputs.
+    for (int k = output_slots(program); k < nreduce; ++k)
+      s << "      " << (program.reduce_float[k] ? "double" : "long") << " acc" << k << " = "
+        << identity(program.reduce_kinds[k], program.reduce_float[k]) << "; long idx" << k
+        << " = 0x7fffffffffffffffL;\n";
+    emitter.set_per_lane(false);
+    s << "      for (long j = 0; j < n2; ++j) {\n";
+    emitter.body(s, {{"j", ""}}, "        ", 0, program.epilogue);
+    s << "      }\n      const long je = 0;\n      (void)je;\n";
+    emitter.body(s, {{"je", ""}}, "      ", program.epilogue, program.sweep);
+    emitter.set_per_lane(true);
+    s << "#pragma omp simd\n      for (long j = 0; j < n2; ++j) {\n";
+    emitter.body(s, {{"j", "", "[j]"}}, "        ", program.sweep, static_cast<int>(program.code.size()));
+    s << "      }\n    }\n  }\n";
+    return;
+  }
   s << "#pragma omp simd\n      for (long j = 0; j < n2; ++j) {\n";
-  Emitter(program, shape, true, Placement{0, 0, "p.domain", true}).body(s, {{"j", "", "[j]"}}, "        ");
+  emitter.body(s, {{"j", "", "[j]"}}, "        ");
   s << "      }\n    }\n  }\n";
 }
 

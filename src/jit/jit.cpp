@@ -23,6 +23,7 @@ struct JitKernel {
   int elements = 1;             // per thread and row (GeneratedKernel::elements)
   std::uint64_t staged = 0;     // nested reductions: arguments staged in shared memory
   bool carries = false;         // GeneratedKernel::carries
+  bool sweep = false;           // GeneratedKernel::sweep
 };
 
 // Blocks of a launch over rows: each takes a band of consecutive rows (jit/codegen.cpp). About
@@ -74,6 +75,7 @@ class Jit {
     k.elements = g.elements;
     k.staged = g.staged;
     k.carries = g.carries;
+    k.sweep = g.sweep;
     check(cuModuleLoadData(&k.module, cubin.data()), "cuModuleLoadData");
     check(cuModuleGetFunction(&k.main, k.module, g.main_name.c_str()), "cuModuleGetFunction");
     if (!g.finish_name.empty())
@@ -90,6 +92,7 @@ class Jit {
                 p.constants);
     std::copy(args.begin(), args.end(), p.args);
     if (program.nested.dim >= 0) return launch_nested(k, program, p, target, label);
+    if (k.sweep) return launch_sweep(k, program, p, target, label);
     if (!program.reduce_kinds.empty() && program.reduce_dim >= 0) return launch_along(k, program, p, target, label);
     const PartialsView& partials = target.partials;
     const std::int64_t rows = domain.n[0] * domain.n[1];
@@ -176,6 +179,42 @@ class Jit {
     if (p.chunks > 1) {
       const unsigned fx = static_cast<unsigned>(
           std::clamp<std::int64_t>((p.count + kJitBlockX - 1) / kJitBlockX, 1, std::int64_t(1) << 20));
+      check(cuLaunchKernel(k.finish, fx, 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
+    }
+    Kokkos::Tools::endParallelFor(id);
+    recycle(std::move(chunk_partials));
+  }
+
+  // A sweep (jit/codegen.cpp, generate_sweep): T threads per row (sweep_threads), and the rows dealt in bands to at
+  // most kSweepBlocks blocks (an H200 holds 132 x 8 of them), each at least kMinSweepRows rows; the finish kernel folds
+  // the bands' partial outputs.
+  static constexpr std::int64_t kSweepBlocks = 1024;
+  static constexpr std::int64_t kMinSweepRows = 256;
+  void launch_sweep(const JitKernel& k, const Program& program, KernelParams& p, const ReductionTarget& target,
+                    const std::string& label) {
+    const std::int64_t* n = p.domain.n;
+    const int outputs = output_slots(program);
+    p.partials = target.along;
+    p.count = target.count;
+    p.row_threads = sweep_threads(n[2]);  // as the kernel was compiled for (KernelShape::sweep_columns)
+    if (n[0] != 1 || n[2] > p.row_threads * k.elements)
+      raise("internal: ", label, " sweeps ", n[0], " planes of rows of ", n[2], " elements");
+    if (p.count == 0) return;  // no outputs on this rank
+    p.chunks = std::clamp<std::int64_t>((n[1] + kMinSweepRows - 1) / kMinSweepRows, 1, kSweepBlocks);
+    Kokkos::View<char*, MemSpace> chunk_partials;
+    if (p.chunks > 1) {
+      chunk_partials = allocate(static_cast<std::size_t>(p.chunks * 2 * outputs * p.count) * sizeof(Value),
+                                "tessera::partials", false);
+      p.block_partials = chunk_partials.data();
+    }
+    const CUstream stream = reinterpret_cast<CUstream>(ExecSpace().cuda_stream());
+    void* params[] = {&p};
+    std::uint64_t id = 0;
+    Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(ExecSpace()), &id);
+    check(cuLaunchKernel(k.main, static_cast<unsigned>(p.chunks), 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr),
+          "cuLaunchKernel");
+    if (p.chunks > 1) {
+      const unsigned fx = static_cast<unsigned>((p.count + kJitBlockX - 1) / kJitBlockX);
       check(cuLaunchKernel(k.finish, fx, 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
     }
     Kokkos::Tools::endParallelFor(id);

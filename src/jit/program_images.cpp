@@ -20,7 +20,8 @@ std::uint64_t content_hash(const Program& p) {
   for (const Value& v : p.constants) mix(static_cast<std::uint64_t>(v.i64));
   for (std::size_t k = 0; k < p.reduce_kinds.size(); ++k)
     mix(static_cast<std::uint64_t>(p.reduce_kinds[k]) << 1 | (p.reduce_float[k] ? 1 : 0));
-  mix(static_cast<std::uint64_t>(p.reduce_dim + 2) | static_cast<std::uint64_t>(p.epilogue + 1) << 8);
+  mix(static_cast<std::uint64_t>(p.reduce_dim + 2) | static_cast<std::uint64_t>(p.epilogue + 1) << 8 |
+      static_cast<std::uint64_t>(p.sweep + 1) << 24 | static_cast<std::uint64_t>(p.row_slots) << 40);
   mix(static_cast<std::uint64_t>(p.nested.dim + 2) | static_cast<std::uint64_t>(p.nested.end) << 8 |
       static_cast<std::uint64_t>(p.nested.kind) << 40 | static_cast<std::uint64_t>(p.nested.finalize) << 48);
   return h;
@@ -45,7 +46,8 @@ KernelImage& ProgramImages::get(const Program& program) {
   for (Entry& e : bucket)
     if (same_code(e.code, program.code) && same_constants(e.constants, program.constants) &&
         e.reduce_kinds == program.reduce_kinds && e.reduce_float == program.reduce_float &&
-        e.reduce_dim == program.reduce_dim && e.nested == program.nested && e.epilogue == program.epilogue)
+        e.reduce_dim == program.reduce_dim && e.nested == program.nested && e.epilogue == program.epilogue &&
+        e.sweep == program.sweep && e.row_slots == program.row_slots)
       return e.image;
   // A program whose op stream never repeats would grow this without bound.
   if (count_ >= kMaxImages) {
@@ -60,6 +62,8 @@ KernelImage& ProgramImages::get(const Program& program) {
                          program.reduce_dim,
                          program.nested,
                          program.epilogue,
+                         program.sweep,
+                         program.row_slots,
                          {}});
   Entry& e = bucket.back();
   // On the host the image views the entry's own vectors, which stay where they are.

@@ -42,6 +42,8 @@ class ProgramImages {
     int reduce_dim;
     NestedReduction nested;
     int epilogue;
+    int sweep;
+    int row_slots;
     KernelImage image;
   };
   std::unordered_map<std::uint64_t, std::deque<Entry>> by_hash_;  // deque: entries never move

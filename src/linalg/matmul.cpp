@@ -15,6 +15,7 @@
 #include "tessera/fusion/window.hpp"
 #include "tessera/linalg/blas.hpp"
 #include "tessera/linalg/matmul.hpp"
+#include "tessera/program/program.hpp"
 
 namespace tessera::detail {
 namespace {
@@ -128,15 +129,31 @@ ArrayRef matvec(const ArrayRef& a, const ArrayRef& x, DType t, bool transposed) 
   return y;
 }
 
-// y = A x as a reduction program, sum(A * x[newaxis, :], 1) in one op (TESSERA_MATVEC=generated):
-// each row folded by the reduction kernel, x read as a broadcast operand, the partial sums of a
-// grid row allreduced where the columns are cut; elementwise work on y fuses into the kernel as
-// its epilogue (docs/FUSION.md, "Epilogues"). Not the default: on the H200 cuBLAS's GEMV and the
-// separate elementwise kernel were faster (docs/LINALG.md).
+// y = A x as a reduction program, sum(A * x[newaxis, :], 1) in one op: each row folded by the
+// reduction kernel, x read as a broadcast operand, the partial sums of a grid row allreduced
+// where the columns are cut; elementwise work on y fuses into the kernel as its epilogue
+// (docs/FUSION.md, "Epilogues"), and a vecmat reading that work as the rows' sweep
+// (docs/FUSION.md, "Sweeps").
 ArrayRef generated_matvec(const ArrayRef& a, const ArrayRef& x, DType t) {
   const ArrayRef stretched{x.store, broadcast_view(x, a.shape())};
   return reduce(ReduceSpec{"matmul", ReduceKind::Sum, t, t, Finalize::None, ReduceMap::Identity, 1, false}, a,
                 &stretched);
+}
+
+// y = x A (x @ A) as a reduction program, sum(A * x[:, newaxis], 0) in one op.
+ArrayRef generated_vecmat(const ArrayRef& x, const ArrayRef& a, DType t) {
+  const ArrayRef stretched{x.store, over(x, a.view.extent, 2, {0}, {0, 0, 0})};
+  return reduce(ReduceSpec{"matmul", ReduceKind::Sum, t, t, Finalize::None, ReduceMap::Identity, 0, false}, a,
+                &stretched);
+}
+
+// TESSERA_MATVEC=auto: products of a vector with a matrix of at most kMaxSweepColumns columns
+// (logistic regression's 10^7 x 32) are reduction programs, which fuse with the work around them
+// into one pass over the matrix (docs/LINALG.md); wider ones call BLAS, whose GEMV was faster on
+// the H200 than the generated rows' fold with its separate elementwise kernel (Jacobi).
+bool generated_product(const Shape& matrix) {
+  const std::string& mode = runtime().config().matvec;
+  return mode == "generated" || (mode == "auto" && matrix[1] <= kMaxSweepColumns);
 }
 
 // C = A B in SUMMA panels of k: the balanced cuts of k over the larger grid dimension (each panel
@@ -196,7 +213,8 @@ ArrayRef matmul_arrays(const char* what, const ArrayRef& a_in, const ArrayRef& b
   if (!is_float(t))
     raise(what, ": products of ", name(t), " matrices are not supported (tessera's products call BLAS: float32 and ",
           "float64); convert the operands with astype<double>() first");
-  if (na == 2 && nb == 1 && runtime().config().matvec == "generated") return generated_matvec(a_in, b_in, t);
+  if (na == 2 && nb == 1 && generated_product(sa)) return generated_matvec(a_in, b_in, t);
+  if (na == 1 && nb == 2 && generated_product(sb)) return generated_vecmat(a_in, b_in, t);
   // An operand copy is an intermediate no Array<T> holds: a window that fills up before the
   // product task that reads it is recorded must not drop it as a dead temporary.
   const ArrayRef a = blas_operand(a_in, t);

@@ -78,6 +78,8 @@ struct Interpreter {
   std::int64_t count = 0;
   NestedReduction nested;  // Program::nested
   int epilogue = -1;       // Program::epilogue: code[epilogue, ninstr) runs once per row (reduce_dim 2)
+  int sweep = -1;          // Program::sweep: code[sweep, ninstr) runs at every element after the epilogue
+  int row_slots = 0;
 
   KOKKOS_INLINE_FUNCTION void init(Accumulators& acc) const { init_accumulators(acc, slots, nreduce); }
   KOKKOS_INLINE_FUNCTION void join(Accumulators& dst, const Accumulators& src) const {
@@ -130,13 +132,27 @@ struct Interpreter {
     const std::int64_t outer = item / blocks_per_row, j0 = (item % blocks_per_row) * Lanes;
     const int len = static_cast<int>(n2 - j0 < Lanes ? n2 - j0 : Lanes);
     LaneAccumulators<Lanes> acc;
-    for (int k = 0; k < nreduce; ++k)
+    const int outputs = nreduce - row_slots;
+    for (int k = 0; k < outputs; ++k)
       for (int l = 0; l < len; ++l) reduce_identity(acc.v[k][l], acc.i[k][l], slots[k]);
-    if (reduce_dim == 1)
+    if (sweep >= 0) {
+      // Each row folded whole into the row slots, then its epilogue and the sweep over this item's
+      // lanes (reduce_dim 1); the epilogue reads the row slots' values at lane 0.
+      for (std::int64_t i1 = 0; i1 < n1; ++i1) {
+        Accumulators row;
+        init(row);
+        OneAccumulator sink{row};
+        for (std::int64_t j = 0; j < n2; j += Lanes)
+          code_range(outer, i1, j, static_cast<int>(n2 - j < Lanes ? n2 - j : Lanes), sink, 0, epilogue, nullptr);
+        for (int k = outputs; k < nreduce; ++k) acc.v[k][0] = row.slot[k].v, acc.i[k][0] = row.slot[k].index;
+        code_range(outer, i1, j0, len, acc, epilogue, ninstr, nullptr);
+      }
+    } else if (reduce_dim == 1) {
       for (std::int64_t i1 = 0; i1 < n1; ++i1) block(outer, i1, j0, acc);
-    else
+    } else {
       for (std::int64_t i0 = 0; i0 < n0; ++i0) block(i0, outer, j0, acc);
-    for (int k = 0; k < nreduce; ++k)
+    }
+    for (int k = 0; k < outputs; ++k)
       for (int l = 0; l < len; ++l) {
         along[2 * k * count + outer * n2 + j0 + l] = acc.v[k][l];
         along[(2 * k + 1) * count + outer * n2 + j0 + l] = acc.i[k][l];
@@ -443,8 +459,13 @@ void interpret(const std::string& label, const Program& program, const ProgramIm
   // launches use constant memory, for which Kokkos makes the host wait for the previous kernel.
   f.nested = program.nested;
   f.epilogue = program.epilogue;
-  if (f.epilogue >= 0 && f.reduce_dim != 2)
+  f.sweep = program.sweep;
+  f.row_slots = program.row_slots;
+  if (f.epilogue >= 0 && f.reduce_dim != (f.sweep >= 0 ? 1 : 2))
     raise("internal: ", label, " has an epilogue but does not reduce along the last dimension");
+  if (f.sweep >= 0 && (f.row_slots <= 0 || f.row_slots >= f.nreduce || domain.n[0] != 1))
+    raise("internal: ", label, " sweeps ", domain.n[0], " planes with ", f.row_slots, " of ", f.nreduce,
+          " slots along rows");
   if (f.nested.dim >= 0) {
     if (target.count != domain.n[3 - f.nested.dim - program.reduce_dim])
       raise("internal: ", label, " nests reductions into ", target.count, " outputs over a tile of ",
@@ -513,6 +534,13 @@ KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& ar
         shape.same_rows[a] = static_cast<std::uint8_t>(b + 1);
         break;
       }
+  }
+  if (program.sweep >= 0 || (!program.reduce_kinds.empty() && program.reduce_dim == 1 && program.nested.dim < 0 &&
+                             domain.n[0] == 1 && domain.n[2] >= 1 && domain.n[2] <= kMaxSweepColumns)) {
+    shape.sweep_columns = domain.n[2];
+    for (std::size_t a = 0; a < args.size(); ++a)
+      if (!(shape.scalar >> a & 1) && args[a].stride[0] == 0 && args[a].stride[1] == 0)
+        shape.row_invariant |= std::uint64_t(1) << a;
   }
   if (program.nested.dim >= 0) {
     const std::int64_t extent = domain.n[program.nested.dim];

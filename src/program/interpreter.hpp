@@ -74,8 +74,18 @@ struct KernelShape {
   // to kMaxFixedNestedExtent, which its kernel is compiled for (its inner loops unrolled without
   // guards); 0: known only at run time.
   std::int64_t nested_extent = 0;
+  // A sweep (Program::sweep), or a reduction along dimension 1 of a one-plane domain whose rows
+  // have 1 to kMaxSweepColumns elements (a narrow matrix's column sums, x @ A for logistic
+  // regression's 32 features): the length of its rows, for which the JIT compiles it as a sweep
+  // (jit/codegen.cpp, generate_sweep; without row slots, its threads share rows rather than take
+  // a column each, which would leave most of a block idle); 0: not such a program.
+  std::int64_t sweep_columns = 0;
+  // Sweeps: bit a: argument a is the same in every row (stride 0 along dimensions 0 and 1, not
+  // replicated: logistic regression's w), so its address has no row part.
+  std::uint64_t row_invariant = 0;
   friend bool operator==(const KernelShape& a, const KernelShape& b) {
-    return a.flat == b.flat && a.unit == b.unit && a.scalar == b.scalar && a.invariant == b.invariant &&
+    return a.flat == b.flat && a.sweep_columns == b.sweep_columns && a.row_invariant == b.row_invariant &&
+           a.unit == b.unit && a.scalar == b.scalar && a.invariant == b.invariant &&
            a.nested_extent == b.nested_extent && std::memcmp(a.same_rows, b.same_rows, sizeof a.same_rows) == 0 &&
            std::memcmp(a.row_carry, b.row_carry, sizeof a.row_carry) == 0 &&
            std::memcmp(a.column_of, b.column_of, sizeof a.column_of) == 0 &&

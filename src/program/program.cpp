@@ -77,6 +77,7 @@ std::string Program::describe() const {
   }
   if (reduce_dim >= 0) out << " along" << reduce_dim;
   if (epilogue >= 0) out << " epilogue@" << epilogue;
+  if (sweep >= 0) out << " sweep@" << sweep;
   return out.str();
 }
 

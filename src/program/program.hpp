@@ -146,8 +146,22 @@ struct Program {
   // finalized results (ReduceResult) and storing through views stretched along the reduced
   // dimension. The reductions then have no outputs of their own. -1: no epilogue.
   int epilogue = -1;
+  // A sweep after the epilogue (docs/FUSION.md, "Sweeps"): logistic regression's gradient
+  // (y - sigmoid(X @ w)) @ X in one pass over X. The last `row_slots` accumulator slots reduce
+  // along the last dimension, and code[0, epilogue) folds into them; code[epilogue, sweep) runs
+  // once per row on their results; code[sweep, end) runs at every element of the row once more,
+  // reading the epilogue's registers, and folds into the other slots, the program's outputs, which
+  // reduce along reduce_dim (1: one output per column of a 2-D domain). -1: no sweep.
+  int sweep = -1;
+  int row_slots = 0;
 
   std::string describe() const;  // one line: the ops, for logs and kernel labels
 };
+
+// The longest rows a sweep takes (a GPU thread holds E = 4 of a row's elements, 32 threads a row).
+constexpr std::int64_t kMaxSweepColumns = 128;
+
+// The accumulator slots whose values are the program's outputs (not a sweep's row slots).
+inline int output_slots(const Program& p) { return static_cast<int>(p.reduce_kinds.size()) - p.row_slots; }
 
 }  // namespace tessera::detail

@@ -5,7 +5,7 @@
 // results to what follows: bound to a handle or combined with elementwise work (groups after the
 // task), added into a view in place (y += A x), reduced (vdot(p, A p)), and relaxation sweeps
 // x = (b - A x) * w, rebinding x or assigning into it while the product reads it, which loops
-// repeat (plan-cache hits with a task in the window).
+// repeat (plan-cache hits with a task in the window); and regression gradients (b - f(A x)) @ A.
 
 #include <algorithm>
 
@@ -97,7 +97,7 @@ std::vector<Step> Gen::product() {
   if (S.empty()) S = {shape_of(anchor)[0]};
   const bool square = st.csr && st.csr->rows == st.csr->cols;
   if (st.csr && r.chance(0.35)) S = {st.csr->rows};
-  switch (r.weighted({3, 2, 1.5, square ? 2.0 : 0.7})) {
+  switch (r.weighted({3, 2, 1.5, square ? 2.0 : 0.7, 1.2})) {
     case 1: {  // y += A x, y -= A B, y.assign(A x) into a floating view of the product's shape
       std::vector<int> targets;
       for (int k : arrays())
@@ -146,6 +146,23 @@ std::vector<Step> Gen::product() {
         out.push_back(s);
       }
       return out;
+    }
+    case 4: {  // a regression's gradient (b - f(A x)) @ A: A's rows swept again (docs/FUSION.md, "Sweeps")
+      std::vector<Shape> matrices;
+      for (int k : arrays())
+        if (shape_of(k).size() == 2) matrices.push_back(shape_of(k));
+      if (matrices.empty()) break;
+      const Shape M = r.pick(matrices);
+      if (!viewable({M[1]}) || !viewable({M[0]})) break;
+      const Expr A = as_f64(*this, leaf_for(M, anchor, true));
+      const Expr scores = node(Op::MatMul, {A, as_f64(*this, leaf_for({M[1]}, anchor, true))});
+      const Expr error =
+          r.chance(0.3) ? node(Op::Div, {float_lit(1.0),
+                                         node(Op::Add, {float_lit(1.0), node(Op::Exp, {node(Op::Neg, {scores})})})})
+                        : node(Op::Sub, {leaf_for({M[0]}, anchor, true), scores});
+      const Expr gradient = node(Op::MatMul, {error, A});
+      if (!ok(gradient)) break;
+      return {bind_to(pick_dst(), gradient)};
     }
     default: break;
   }
