@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include <tessera/fusion/backend.hpp>
 #include <tessera/fusion/runtime_state.hpp>
+#include <tessera/program/interpreter.hpp>
 #include <tessera/tessera.hpp>
 
 namespace ts = tessera;
@@ -375,4 +377,19 @@ void expect_collective_error(const char* what, F&& f, const std::vector<std::str
     EXPECT_NE(message.find(p), std::string::npos) << what << ": '" << p << "' not in: " << message;
   EXPECT_TRUE(same_on_all_ranks(message)) << what << ": ranks disagree; this rank: " << message;
   if (ts::detail::runtime_active()) expect_ranks_in_step();
+}
+
+// The programs of the kernels launched while a test observes them (set_launch_observer(&record_launch)).
+inline std::vector<tessera::detail::Program>& launched_programs() {
+  static std::vector<tessera::detail::Program> programs;
+  return programs;
+}
+inline void record_launch(const tessera::detail::Program& p, int, const tessera::detail::KernelShape&) {
+  launched_programs().push_back(p);
+}
+// The Store instructions of a program.
+inline int stores_in(const tessera::detail::Program& p) {
+  int n = 0;
+  for (const tessera::detail::Instr& in : p.code) n += in.op == tessera::detail::OpCode::Store;
+  return n;
 }

@@ -144,17 +144,6 @@ TEST(Epilogues, EmptyRows) {
 
 // ---- Structure ----
 
-std::vector<td::Program>& launched() {
-  static std::vector<td::Program> programs;
-  return programs;
-}
-void record(const td::Program& p, int, const td::KernelShape&) { launched().push_back(p); }
-
-int stores_in(const td::Program& p) {
-  return static_cast<int>(
-      std::count_if(p.code.begin(), p.code.end(), [](const td::Instr& in) { return in.op == td::OpCode::Store; }));
-}
-
 class EpilogueStructureTest : public TesseraTest {};
 
 // Jacobi's update in steady state: where the columns of the matrix are cut on no rank (grid
@@ -168,8 +157,8 @@ TEST_F(EpilogueStructureTest, JacobiUpdateIsOneKernel) {
     rt().flush();
   }
   const ts::Stats before = rt().stats();
-  launched().clear();
-  td::set_launch_observer(&record);
+  launched_programs().clear();
+  td::set_launch_observer(&record_launch);
   auto y = j.step();
   rt().flush();
   td::set_launch_observer(nullptr);
@@ -178,8 +167,8 @@ TEST_F(EpilogueStructureTest, JacobiUpdateIsOneKernel) {
   EXPECT_EQ(after.kernels - before.kernels, columns_cut ? 2 : 1);
   EXPECT_EQ(after.allreduces - before.allreduces, columns_cut ? 1 : 0);
   if (!columns_cut) {
-    ASSERT_EQ(launched().size(), 1u);
-    const td::Program& p = launched().front();
+    ASSERT_EQ(launched_programs().size(), 1u);
+    const td::Program& p = launched_programs().front();
     EXPECT_GE(p.epilogue, 0) << p.describe();
     EXPECT_EQ(p.reduce_dim, 2);
     EXPECT_EQ(stores_in(p), 1) << p.describe();

@@ -207,12 +207,6 @@ TEST(NestedReductions, EmptyAxes) {
 
 // ---- Structure ----
 
-std::vector<td::Program>& launched() {
-  static std::vector<td::Program> programs;
-  return programs;
-}
-void record(const td::Program& p, int, const td::KernelShape&) { launched().push_back(p); }
-
 bool stores_anything(const td::Program& p) {
   for (const td::Instr& in : p.code)
     if (in.op == td::OpCode::Store) return true;
@@ -237,16 +231,16 @@ TEST_F(NestedStructureTest, KMeansAssignmentIsOneKernelThatStoresNothing) {
     rt().flush();
   }
   const ts::Stats before = rt().stats();
-  launched().clear();
-  td::set_launch_observer(&record);
+  launched_programs().clear();
+  td::set_launch_observer(&record_launch);
   auto nearest = assign();
   rt().flush();
   td::set_launch_observer(nullptr);
   const ts::Stats after = rt().stats();
   EXPECT_EQ(after.kernels - before.kernels, 1);
   EXPECT_EQ(after.stores_allocated - before.stores_allocated, 0);
-  ASSERT_EQ(launched().size(), 1u);
-  const td::Program& p = launched().front();
+  ASSERT_EQ(launched_programs().size(), 1u);
+  const td::Program& p = launched_programs().front();
   EXPECT_EQ(p.nested.dim, 2);  // the sum along d
   EXPECT_EQ(p.reduce_dim, 1);  // the argmin along k
   EXPECT_EQ(p.nested.kind, td::ReduceKind::Sum);

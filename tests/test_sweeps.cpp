@@ -116,17 +116,6 @@ TEST(Sweeps, OtherKindsAndIndexResults) {
 
 // ---- Structure ----
 
-std::vector<td::Program>& launched() {
-  static std::vector<td::Program> programs;
-  return programs;
-}
-void record(const td::Program& p, int, const td::KernelShape&) { launched().push_back(p); }
-
-int stores_in(const td::Program& p) {
-  return static_cast<int>(
-      std::count_if(p.code.begin(), p.code.end(), [](const td::Instr& in) { return in.op == td::OpCode::Store; }));
-}
-
 class SweepStructureTest : public TesseraTest {};
 
 // The gradient step in steady state: where no rank cuts the rows (grid column dimension 1), one
@@ -142,8 +131,8 @@ TEST_F(SweepStructureTest, LogisticRegressionGradientIsOneKernel) {
   r.hw = r.w.to_host();
   rt().flush();
   const ts::Stats before = rt().stats();
-  launched().clear();
-  td::set_launch_observer(&record);
+  launched_programs().clear();
+  td::set_launch_observer(&record_launch);
   auto g = r.logistic();
   rt().flush();
   td::set_launch_observer(nullptr);
@@ -151,8 +140,8 @@ TEST_F(SweepStructureTest, LogisticRegressionGradientIsOneKernel) {
   const bool rows_cut = td::runtime().grid(2).dim(1) > 1;
   if (!rows_cut) {
     EXPECT_EQ(after.kernels - before.kernels, 1);
-    ASSERT_EQ(launched().size(), 1u);
-    const td::Program& p = launched().front();
+    ASSERT_EQ(launched_programs().size(), 1u);
+    const td::Program& p = launched_programs().front();
     EXPECT_GE(p.sweep, 0) << p.describe();
     EXPECT_EQ(p.reduce_dim, 1);
     EXPECT_EQ(p.row_slots, 1);
@@ -160,7 +149,7 @@ TEST_F(SweepStructureTest, LogisticRegressionGradientIsOneKernel) {
     EXPECT_EQ(stores_in(p), 0) << p.describe();
   } else {
     EXPECT_GE(after.kernels - before.kernels, 2);
-    for (const td::Program& p : launched()) EXPECT_LT(p.sweep, 0) << p.describe();
+    for (const td::Program& p : launched_programs()) EXPECT_LT(p.sweep, 0) << p.describe();
   }
   EXPECT_TRUE(close(g.to_host(), r.host_logistic(), 1e-11));
 }
@@ -170,13 +159,13 @@ TEST_F(SweepStructureTest, LogisticRegressionGradientIsOneKernel) {
 TEST_F(SweepStructureTest, HeldResultsAndLongRowsTakeNoSweep) {
   const auto sweeps = [] {
     int count = 0;
-    for (const td::Program& p : launched()) count += p.sweep >= 0;
+    for (const td::Program& p : launched_programs()) count += p.sweep >= 0;
     return count;
   };
   Regression<double> r{31, 6};
   rt().flush();
-  launched().clear();
-  td::set_launch_observer(&record);
+  launched_programs().clear();
+  td::set_launch_observer(&record_launch);
   auto scores = ts::matmul(r.X, r.w);
   auto g = ts::matmul(r.y - scores, r.X);
   rt().flush();
@@ -187,14 +176,14 @@ TEST_F(SweepStructureTest, HeldResultsAndLongRowsTakeNoSweep) {
     for (int64_t j = 0; j < r.k; ++j) want_scores[i] += r.hx[i * r.k + j] * r.hw[j];
   EXPECT_TRUE(close(scores.to_host(), want_scores));
 
-  launched().clear();
+  launched_programs().clear();
   auto error = r.y - ts::matmul(r.X, r.w);
   auto g2 = ts::matmul(error, r.X);
   rt().flush();
   EXPECT_EQ(sweeps(), 0);
   EXPECT_TRUE(close(g2.to_host(), r.host_linear(), 1e-11));
 
-  launched().clear();
+  launched_programs().clear();
   const Regression<double> wide{7, td::kMaxSweepColumns + 3};
   auto g3 = wide.linear();
   rt().flush();

@@ -1,7 +1,6 @@
 #include "tessera/jit/codegen.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <vector>

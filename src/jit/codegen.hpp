@@ -28,11 +28,14 @@ constexpr int kJitBlockX = 256;
 // The elements of a row that a thread of a sweep holds at most (generate_sweep), and the threads
 // that share a row: the fewest, a power of two up to a warp, that hold all of it.
 constexpr int kSweepLanes = 8;
-constexpr std::int64_t sweep_threads(std::int64_t columns) {
+// The threads that share a row of `columns` elements, `elements` each per pass: the fewest, a
+// power of two (their shuffles stay inside a segment of the warp), at most a warp.
+constexpr std::int64_t threads_per_row(std::int64_t columns, int elements) {
   std::int64_t t = 1;
-  while (t < 32 && t * kSweepLanes < columns) t *= 2;
+  while (t < 32 && t * elements < columns) t *= 2;
   return t;
 }
+constexpr std::int64_t sweep_threads(std::int64_t columns) { return threads_per_row(columns, kSweepLanes); }
 constexpr int kMaxJitConstants = 64;  // constants in the parameter block; later ones are literals
 
 struct KernelParams {

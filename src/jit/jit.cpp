@@ -130,18 +130,11 @@ class Jit {
   // reduced dimension cut into chunks until about kAlongThreads threads run (an H200 holds
   // 132 x 2048), each chunk at least kMinChunk long; the finish kernel folds the chunks.
   static constexpr std::int64_t kAlongThreads = std::int64_t(1) << 18;
-  // Threads that fold one row along the last dimension: as many as give each E elements per pass
-  // (a power of two, so that their shuffles stay inside a segment of the warp), at most a warp. A
-  // warp per row of 32 elements (logistic regression's X @ w, 10^7 x 32) left 28 of its lanes idle
-  // after one load each: 3.58 ms per step on the H200 with the matvec generated, 1.81 with 8
-  // threads per row. A block per row (its warps combined in shared memory) was no better for long
-  // rows: Jacobi at N = 32768 2.07 ms per iteration against 2.01 with a warp, 0.528 against 0.540
-  // at 16384.
-  static std::int64_t row_threads(std::int64_t n2, int elements) {
-    std::int64_t t = 1;
-    while (t < 32 && t * elements < n2) t *= 2;
-    return t;
-  }
+  // Threads that fold one row along the last dimension: threads_per_row (jit/codegen.hpp), as many
+  // as give each E elements per pass. A warp per row of 32 elements (logistic regression's X @ w, 10^7 x 32) left 28 of
+  // its lanes idle after one load each: 3.58 ms per step on the H200 with the matvec generated, 1.81 with 8 threads per
+  // row. A block per row (its warps combined in shared memory) was no better for long rows: Jacobi at N = 32768 2.07 ms
+  // per iteration against 2.01 with a warp, 0.528 against 0.540 at 16384.
   static constexpr std::int64_t kMinChunk = 8;
   void launch_along(const JitKernel& k, const Program& program, KernelParams& p, const ReductionTarget& target,
                     const std::string& label) {
@@ -154,7 +147,7 @@ class Jit {
     unsigned gx = 1, gy = 1;
     Kokkos::View<char*, MemSpace> chunk_partials;
     if (R == 2) {
-      p.row_threads = row_threads(n[2], k.elements);
+      p.row_threads = threads_per_row(n[2], k.elements);
       const std::int64_t rows_per_block = kJitBlockX / p.row_threads;
       gx = static_cast<unsigned>(
           std::clamp<std::int64_t>((n[0] * n[1] + rows_per_block - 1) / rows_per_block, 1, std::int64_t(1) << 20));
