@@ -114,6 +114,25 @@ TEST_F(TesseraTest, AlongEveryAxisFloat64) { check_all_axes<double>(1); }
 TEST_F(TesseraTest, AlongEveryAxisInt32) { check_all_axes<std::int32_t>(2); }
 TEST_F(TesseraTest, AlongEveryAxisBool) { check_all_axes<bool>(3); }
 
+// Columns long enough that a GPU cuts them into hundreds of chunks, folded by many threads per
+// output (the finish kernel's lanes, jit/codegen.cpp): 3001 x 300 as a column reduction, 70001 x 5
+// as a narrow one (the sweep kernel's bands). Several kinds in one window share a kernel; the
+// values repeat, so argmin and argmax find ties across chunks.
+TEST_F(TesseraTest, TallColumnsFoldedInManyChunks) {
+  const Kind kinds[] = {Kind::Sum, Kind::Min, Kind::ArgMax, Kind::ArgMin, Kind::Mean, Kind::CountNonzero};
+  for (const ts::Shape& shape : {ts::Shape{3001, 300}, ts::Shape{70001, 5}}) {
+    SCOPED_TRACE(::testing::PrintToString(shape));
+    const auto h = test_values<double>(volume_of(shape), 4);
+    auto a = ts::from_host<double>(shape, h);
+    std::vector<ts::Array<double>> results;
+    for (Kind kind : kinds) results.push_back(run(kind, a, 0, false));
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      SCOPED_TRACE(::testing::Message() << "kind " << static_cast<int>(kinds[k]));
+      EXPECT_TRUE(close(results[k].to_host(), host_reduce(h, shape, 0, kinds[k]), 1e-12));
+    }
+  }
+}
+
 TEST_F(TesseraTest, ResultTypesFollowNumPy) {
   auto f = ts::ones<float>({3, 4});
   auto i = ts::ones<std::int32_t>({3, 4});

@@ -82,28 +82,48 @@ int elements_per_thread(const Program& program, const KernelShape& shape) {
 
 namespace {
 
-// The chunks of each output of the first `slots` slots, folded in order (generate_along's and
-// generate_sweep's second kernel); unrolled so that a thread has the loads of several chunks in
-// flight at once (one at a time, folding 256 chunks of 4096 columns took 38 us, more than a tenth
-// of mean(A, 0) on a 32768 x 4096 grid; ncu on an H200).
+// The chunks of each output of the first `slots` slots (generate_along's and generate_sweep's
+// second kernel; a full reduction's too, as one output whose chunks are the blocks). p.finish_lanes (L, finish_lanes in
+// codegen.hpp) threads share an output: lane s folds chunks s, s + L, s + 2 L, ... in order, then the lanes' values are
+// folded pairwise in shared memory (lane s with lane s + w, w = L / 2, ..., 1): a fixed order, the same result on every
+// run. A block's 256 / L outputs are consecutive, so a warp's loads of one chunk are coalesced. One thread per output
+// folding every chunk in order was latency-bound: 45 us of mean(A, 0)'s 0.82 ms on a 32768 x 4096 grid (256 chunks of
+// 4096 outputs in 16 blocks), 12 us with 64 lanes (ncu on an H200); logistic regression's gradient (1024 bands of 32
+// outputs, in one block) 0.911 -> 0.768 ms per step.
 std::string finish_kernel(const Program& program, int slots) {
   std::ostringstream s;
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ") tessera_finish(const KernelParams p) {\n"
+    << "  __shared__ Value lanes[" << 2 * slots << "][" << kJitBlockX << "];\n"
     << "  const Value* in = static_cast<const Value*>(p.block_partials);\n"
     << "  Value* out = static_cast<Value*>(p.partials);\n"
-    << "  for (long e = static_cast<long>(blockIdx.x) * " << kJitBlockX << " + threadIdx.x; e < p.count; e += "
-    << "static_cast<long>(gridDim.x) * " << kJitBlockX << ") {\n    " << accumulators(program, "") << "\n"
-    << "#pragma unroll 8\n    for (long c = 0; c < p.chunks; ++c) {\n";
+    << "  const int L = static_cast<int>(p.finish_lanes), G = " << kJitBlockX << " / L;\n"
+    << "  const int o = threadIdx.x % G, lane = threadIdx.x / G;\n"
+    << "  for (long base = static_cast<long>(blockIdx.x) * G; base < p.count; base += static_cast<long>(gridDim.x) * "
+       "G) {\n"
+    << "    const long e = base + o;\n    " << accumulators(program, "") << "\n"
+    << "    if (e < p.count) {\n#pragma unroll 4\n      for (long c = lane; c < p.chunks; c += L) {\n";
   for (int k = 0; k < slots; ++k)
-    s << "      { const auto v = in[(c * " << 2 * slots << " + " << 2 * k << ") * p.count + e]."
+    s << "        { const auto v = in[(c * " << 2 * slots << " + " << 2 * k << ") * p.count + e]."
       << acc_member(program, k) << "; const long i = in[(c * " << 2 * slots << " + " << 2 * k + 1
       << ") * p.count + e].i64; " << fold(program, k, "acc" + std::to_string(k), "idx" + std::to_string(k), "v", "i")
       << " }\n";
-  s << "    }\n";
+  s << "      }\n    }\n";
   for (int k = 0; k < slots; ++k)
-    s << "    out[" << 2 * k << " * p.count + e]." << acc_member(program, k) << " = acc" << k << "; out[" << 2 * k + 1
+    s << "    lanes[" << 2 * k << "][threadIdx.x]." << acc_member(program, k) << " = acc" << k << "; lanes["
+      << 2 * k + 1 << "][threadIdx.x].i64 = idx" << k << ";\n";
+  s << "    for (int w = L / 2; w > 0; w /= 2) {\n      __syncthreads();\n      if (lane < w) {\n";
+  for (int k = 0; k < slots; ++k) {
+    const char* m = acc_member(program, k);
+    const std::string a = "acc" + std::to_string(k), x = "idx" + std::to_string(k);
+    s << "        { const auto v = lanes[" << 2 * k << "][threadIdx.x + w * G]." << m << "; const long i = lanes["
+      << 2 * k + 1 << "][threadIdx.x + w * G].i64; " << fold(program, k, a, x, "v", "i") << " lanes[" << 2 * k
+      << "][threadIdx.x]." << m << " = " << a << "; lanes[" << 2 * k + 1 << "][threadIdx.x].i64 = " << x << "; }\n";
+  }
+  s << "      }\n    }\n    if (lane == 0 && e < p.count) {\n";
+  for (int k = 0; k < slots; ++k)
+    s << "      out[" << 2 * k << " * p.count + e]." << acc_member(program, k) << " = acc" << k << "; out[" << 2 * k + 1
       << " * p.count + e].i64 = idx" << k << ";\n";
-  s << "  }\n}\n";
+  s << "    }\n    __syncthreads();\n  }\n}\n";
   return s.str();
 }
 
@@ -113,8 +133,8 @@ std::string finish_kernel(const Program& program, int slots) {
 // elements per lane in flight), then fold by shuffles. Along an outer dimension (a column's sum)
 // a thread takes E columns (j + e * kJitBlockX, coalesced) and loops over the reduced dimension;
 // when there are too few outputs to fill the GPU the reduced dimension is cut into p.chunks
-// ranges (blockIdx.y), each writing to block_partials[chunk], and tessera_finish folds the chunks
-// in order. Either way each output is folded in a fixed order: the same result on every run.
+// ranges (blockIdx.y), each writing to block_partials[chunk], and tessera_finish folds the chunks.
+// Either way each output is folded in a fixed order: the same result on every run.
 GeneratedKernel generate_along(const Program& program, const KernelShape& shape, int elements) {
   const int R = program.reduce_dim;
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
@@ -226,10 +246,15 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
 // the registers, into per-lane accumulators for their columns. Block b takes a contiguous band of
 // rows (gridDim.x = p.chunks bands); at its end the segments of a warp are folded by shuffles,
 // the warps in order through shared memory, and the band's partial outputs go to
-// block_partials[chunk], which tessera_finish folds in order. Lanes past the row's end, and
+// block_partials[chunk], which tessera_finish folds in a fixed order. Lanes past the row's end, and
 // segments past the band's last row, load a clamped element and fold nothing (no branch around
 // the shuffles). Also the JIT's kernel for a column reduction of rows of at most
 // kMaxSweepColumns, without row slots (KernelShape::sweep_columns).
+// Compiled for 2 resident blocks per SM (at most 128 registers per thread): logistic
+// regression's gradient at 10^7 x 32 then takes 96 registers (25% occupancy), 0.68 ms per step on
+// the H200 against 0.77 without the bound (76 registers) and 0.71 / 0.78 for 3 / 4 blocks per SM,
+// side by side (docs/BENCHMARKS.md, "Sweeps").
+constexpr int kSweepBlocksPerSM = 2;
 GeneratedKernel generate_sweep(const Program& program, const KernelShape& shape) {
   const int outputs = output_slots(program), total = static_cast<int>(program.reduce_kinds.size());
   const int n = static_cast<int>(program.code.size());
@@ -246,7 +271,8 @@ GeneratedKernel generate_sweep(const Program& program, const KernelShape& shape)
     << " thread(s) per row\n";
   s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
   s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
-  s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ") tessera_fused(const KernelParams p) {\n"
+  s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ", " << kSweepBlocksPerSM
+    << ") tessera_fused(const KernelParams p) {\n"
     << "  const long n1 = p.domain.n[1];\n  constexpr long n2 = " << columns << ";\n  const long i0 = 0;\n"
     << "  constexpr int T = " << T << ";\n  const int sub = threadIdx.x % T;\n"
     << "  constexpr long per_pass = " << kJitBlockX / T << ";\n"
@@ -621,37 +647,8 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
     s << "  }\n";
   }
   s << "}\n";
-  if (nreduce > 0) {
-    // One block combines the blocks' partials in a fixed order: results do not vary between runs.
-    s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
-      << ") tessera_finish(const KernelParams p) {\n"
-      << "  __shared__ Value partial[" << 2 * nreduce << "][" << kJitBlockX << "];\n"
-      << "  const Value* in = static_cast<const Value*>(p.block_partials);\n  " << accumulators(program, "") << "\n"
-      << "  for (long b = threadIdx.x; b < p.nblocks; b += " << kJitBlockX << ") {\n";
-    for (int k = 0; k < nreduce; ++k)
-      s << "    { const auto v = in[b * " << 2 * nreduce << " + " << 2 * k << "]." << acc_member(program, k)
-        << "; const long i = in[b * " << 2 * nreduce << " + " << 2 * k + 1 << "].i64; "
-        << fold(program, k, "acc" + std::to_string(k), "idx" + std::to_string(k), "v", "i") << " }\n";
-    s << "  }\n";
-    for (int k = 0; k < nreduce; ++k)
-      s << "  partial[" << 2 * k << "][threadIdx.x]." << acc_member(program, k) << " = acc" << k << "; partial["
-        << 2 * k + 1 << "][threadIdx.x].i64 = idx" << k << ";\n";
-    s << "  for (int width = " << kJitBlockX / 2 << "; width > 0; width /= 2) {\n    __syncthreads();\n"
-      << "    if (threadIdx.x < width) {\n";
-    for (int k = 0; k < nreduce; ++k) {
-      const char* m = acc_member(program, k);
-      s << "      { auto a = partial[" << 2 * k << "][threadIdx.x]." << m << "; long x = partial[" << 2 * k + 1
-        << "][threadIdx.x].i64; const auto v = partial[" << 2 * k << "][threadIdx.x + width]." << m
-        << "; const long i = partial[" << 2 * k + 1 << "][threadIdx.x + width].i64; "
-        << fold(program, k, "a", "x", "v", "i") << " partial[" << 2 * k << "][threadIdx.x]." << m << " = a; partial["
-        << 2 * k + 1 << "][threadIdx.x].i64 = x; }\n";
-    }
-    s << "    }\n  }\n  if (threadIdx.x == 0) {\n";
-    for (int k = 0; k < nreduce; ++k)  // Accumulators: slot k's value, then its index
-      s << "    static_cast<Value*>(p.partials)[" << 2 * k << "] = partial[" << 2 * k
-        << "][0]; static_cast<Value*>(p.partials)[" << 2 * k + 1 << "] = partial[" << 2 * k + 1 << "][0];\n";
-    s << "  }\n}\n";
-  }
+  // One block folds the blocks' partials (launched as one output of p.nblocks chunks, 256 lanes).
+  if (nreduce > 0) s << finish_kernel(program, nreduce);
   GeneratedKernel g;
   g.elements = elements;
   g.carries = carries;

@@ -36,6 +36,16 @@ constexpr std::int64_t threads_per_row(std::int64_t columns, int elements) {
   return t;
 }
 constexpr std::int64_t sweep_threads(std::int64_t columns) { return threads_per_row(columns, kSweepLanes); }
+// The threads of a finish kernel (generate_along's, generate_sweep's) that fold one output's
+// `chunks` partial values together: a power of two up to a block, each thread folding about
+// kFinishChunksPerLane of them (fewer outputs than chunks is the common case: 4096 column sums of
+// 256 chunks, or 32 gradient entries of 1024 bands).
+constexpr std::int64_t kFinishChunksPerLane = 4;
+constexpr std::int64_t finish_lanes(std::int64_t chunks) {
+  std::int64_t lanes = 1;
+  while (lanes < kJitBlockX && lanes * 2 * kFinishChunksPerLane <= chunks) lanes *= 2;
+  return lanes;
+}
 constexpr int kMaxJitConstants = 64;  // constants in the parameter block; later ones are literals
 
 struct KernelParams {
@@ -47,6 +57,7 @@ struct KernelParams {
   std::int64_t count = 0;         // reductions along a dimension: outputs per slot
   std::int64_t chunks = 1;        // ... and ranges of the reduced dimension folded apart
   std::int64_t row_threads = 32;  // along the last dimension: threads that fold one row together
+  std::int64_t finish_lanes = 1;  // the finish kernel's threads per output (finish_lanes)
 
   Accessor args[kMaxArgs];  // last: only the used prefix matters
 };

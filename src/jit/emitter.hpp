@@ -55,6 +55,7 @@ struct KernelParams {
   long count;
   long chunks;
   long row_threads;
+  long finish_lanes;
   Accessor args[KMAX_ARGS];
 };
 namespace el = tessera::detail::element;
