@@ -15,6 +15,7 @@
 
 #include <tessera/fusion/runtime_state.hpp>
 #include <tessera/jit/host_jit.hpp>
+#include <tessera/jit/jit.hpp>
 
 #include "systems.hpp"
 
@@ -146,11 +147,15 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-// Seconds the host tier's compiler ran in this process (0: none ran, or every kernel came from the
-// disk cache): the first run's compile time, with an empty TESSERA_CACHE_DIR.
+// Seconds the JIT's compiler ran in this process, NVRTC on GPU builds and the host tier's C++
+// compiler on host builds (0: none ran, or every kernel came from the disk cache): the first run's
+// compile time, with an empty TESSERA_CACHE_DIR.
 double compile_seconds() {
-  ts::detail::HostJit* host = ts::detail::runtime().host_jit();
-  return host ? ts::detail::host_compile_seconds(*host) : 0.0;
+  ts::detail::RuntimeState& rt = ts::detail::runtime();
+  double seconds = 0;
+  if (ts::detail::HostJit* host = rt.host_jit()) seconds += ts::detail::host_compile_seconds(*host);
+  if (ts::detail::Jit* jit = rt.jit()) seconds += ts::detail::jit_compile_seconds(*jit);
+  return seconds;
 }
 
 void report(ts::Runtime& rt, const Options& o, const Result& r) {
