@@ -198,6 +198,10 @@ TEST_F(TesseraTest, BroadcastOperandsFuseAndAreNeverMaterialized) {
   // mu travels at most once to each rank: k elements, not n * k.
   EXPECT_LE(st.redistribution_bytes, k * 8);
   EXPECT_LE(all_sum(st.redistribution_bytes), rt().size() * k * 8);
+  // The kernel reads A, writes z (a live handle) and reads mu's k elements once per rank:
+  // bytes_accessed counts a broadcast operand as fetched, not stretched to n * k.
+  EXPECT_GE(all_sum(st.bytes_accessed), 2 * n * k * 8);
+  EXPECT_LE(all_sum(st.bytes_accessed), (2 * n * k + rt().size() * k) * 8);
 
   const auto hP = test_values<double>(n * d, 13), hC = test_values<double>(c * d, 14);
   auto P = ts::from_host<double>({n, 1, d}, hP);
@@ -228,6 +232,8 @@ TEST_F(TesseraTest, BroadcastOperandsFuseAndAreNeverMaterialized) {
   st = stats_now(rt());
   EXPECT_EQ(st.kernels, 1);
   EXPECT_LT(all_sum(st.redistribution_bytes), n * n * 8);
+  // outer written; x read as each rank's tile's rows and columns, not twice n * n.
+  EXPECT_LE(all_sum(st.bytes_accessed), (n * n + 2 * n * rt().size()) * 8);
 }
 
 // Broadcast operands with fusion off (every op its own kernel) give the same values.

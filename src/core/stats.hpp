@@ -22,7 +22,8 @@ struct Stats {
   std::int64_t allreduces = 0;            // reductions completed across ranks
   std::int64_t gathers = 0;               // to_host() calls
   std::int64_t stores_allocated = 0;      // device allocations: memory-pool misses, program images (on every build)
-  std::int64_t bytes_accessed = 0;        // bytes the kernels read and wrote, by the planner's count
+  std::int64_t bytes_accessed =
+      0;  // bytes the kernels read and wrote: each argument over the launch tile, a broadcast operand once
   std::int64_t plan_cache_hits = 0;
   std::int64_t plan_cache_misses = 0;
   std::int64_t kernel_cache_hits = 0;  // JIT: compiled kernels found in memory or on disk

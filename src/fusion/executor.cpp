@@ -464,7 +464,7 @@ ExecReport execute(const Launch& task) {
     } else {
       base[i] = s.data(), layout[i] = s.layout();
     }
-    bytes += (access[i] == Access::Replicated ? 1 : tile.volume()) * size_of(s.dtype());
+    bytes += (access[i] == Access::Replicated ? 1 : arg.view.footprint(tile)) * size_of(s.dtype());
   }
   const auto accessors = [&](const Box& part) {
     std::vector<Accessor> a(nargs);
@@ -636,7 +636,7 @@ std::optional<BatchLaunch> batch_part(const Launch& task, std::int64_t& bytes) {
     const Access access = classify(arg, *launch, grid, rt.size()).access;
     if (access != Access::Aligned && access != Access::Local) return std::nullopt;
     part.args.push_back(accessor_for(s.data(), s.layout(), arg.view, tile.lo));
-    bytes += tile.volume() * size_of(s.dtype());
+    bytes += arg.view.footprint(tile) * size_of(s.dtype());
   }
   return part;
 }

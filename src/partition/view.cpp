@@ -83,6 +83,13 @@ int View::moved_by(int d) const {
   return -1;
 }
 
+std::int64_t View::footprint(const Box& part) const {
+  std::int64_t n = 1;
+  for (int d = 0; d < part.ndim; ++d)
+    if (d >= ndim || moved_by(d) >= 0) n *= part.hi[d] - part.lo[d];
+  return n;
+}
+
 bool View::stretched() const {
   for (int d = 0; d < ndim; ++d)
     if (extent[d] > 1 && moved_by(d) < 0) return true;
