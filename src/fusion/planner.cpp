@@ -1418,7 +1418,7 @@ class Planner {
     const View& domain = b.g.domain.view;
     for (const PlannedArg& a : b.g.args) {
       const Store& s = *w_.stores[a.store];
-      const std::int64_t bytes = a.view.footprint(a.view.whole()) * size_of(s.dtype());
+      const std::int64_t bytes = a.view.footprint() * size_of(s.dtype());
       (a.written ? write_bytes : read_bytes) += bytes;
       if (s.ndim() > 0 && !a.written && (a.view.origin != domain.origin || a.view.map != domain.map)) ++shifted;
     }

@@ -122,19 +122,21 @@ class Jit {
     if (nreduce > 0) {  // the finish kernel folds the blocks as the chunks of one output, a lane per block
       p.count = 1;
       p.chunks = p.nblocks;
-      p.finish_lanes = kJitBlockX;
-      check(cuLaunchKernel(k.finish, 1, 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
+      launch_finish(k, p, kJitBlockX, stream);
     }
     Kokkos::Tools::endParallelFor(id);
     recycle(std::move(block_partials));  // stream-ordered: the next user runs after these kernels
   }
 
-  // The finish kernel's blocks for p.chunks partials of each of p.count outputs; sets its lanes per output.
-  static unsigned finish_blocks(KernelParams& p) {
-    p.finish_lanes = finish_lanes(p.chunks);
-    const std::int64_t outputs_per_block = kJitBlockX / p.finish_lanes;
-    return static_cast<unsigned>(
+  // The finish kernel (jit/codegen.cpp, finish_kernel): p.count outputs of p.chunks partials each, `lanes`
+  // threads per output.
+  static void launch_finish(const JitKernel& k, KernelParams& p, std::int64_t lanes, CUstream stream) {
+    p.finish_lanes = lanes;
+    const std::int64_t outputs_per_block = kJitBlockX / lanes;
+    const unsigned blocks = static_cast<unsigned>(
         std::clamp<std::int64_t>((p.count + outputs_per_block - 1) / outputs_per_block, 1, std::int64_t(1) << 20));
+    void* params[] = {&p};
+    check(cuLaunchKernel(k.finish, blocks, 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
   }
 
   // Reductions along a dimension (jit/codegen.cpp, generate_along). Along the last one: a warp per
@@ -181,9 +183,7 @@ class Jit {
     std::uint64_t id = 0;
     Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(ExecSpace()), &id);
     check(cuLaunchKernel(k.main, gx, gy, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
-    if (p.chunks > 1)
-      check(cuLaunchKernel(k.finish, finish_blocks(p), 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr),
-            "cuLaunchKernel");
+    if (p.chunks > 1) launch_finish(k, p, finish_lanes(p.chunks), stream);
     Kokkos::Tools::endParallelFor(id);
     recycle(std::move(chunk_partials));
   }
@@ -216,9 +216,7 @@ class Jit {
     Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(ExecSpace()), &id);
     check(cuLaunchKernel(k.main, static_cast<unsigned>(p.chunks), 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr),
           "cuLaunchKernel");
-    if (p.chunks > 1)
-      check(cuLaunchKernel(k.finish, finish_blocks(p), 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr),
-            "cuLaunchKernel");
+    if (p.chunks > 1) launch_finish(k, p, finish_lanes(p.chunks), stream);
     Kokkos::Tools::endParallelFor(id);
     recycle(std::move(chunk_partials));
   }

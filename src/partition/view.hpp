@@ -57,6 +57,7 @@ struct View {
   // The store elements that the view elements of `part` (view coordinates) are: along a stretched
   // or new axis they count once (a broadcast operand's, as a kernel fetches it).
   std::int64_t footprint(const Box& part) const;
+  std::int64_t footprint() const { return footprint(whole()); }
 
   friend bool operator==(const View& a, const View& b) {
     return a.ndim == b.ndim && a.store_ndim == b.store_ndim && a.extent == b.extent && a.origin == b.origin &&
