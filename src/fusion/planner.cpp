@@ -569,7 +569,8 @@ class Planner {
       if (p < 0 || p >= i || is_scalar_domain(ops_[p])) continue;
       shifted = t.args[a].view != w_.stores[s]->whole() || recomputes_shifted(p);
     }
-    return shifted_cone_[i] = shifted;
+    shifted_cone_[i] = shifted;
+    return shifted;
   }
 
   // Whether op i's values depend on where the element is, seen through the ops it will inline.
