@@ -40,8 +40,9 @@ struct Result {
   // bytes summed over the ranks (what the kernels read and wrote; what the ranks received).
   double kernels = 0, allocs = 0, bytes = 0, halo_bytes = 0;
   double plan_cache_hit_rate = std::numeric_limits<double>::quiet_NaN();
-  double checksum = std::numeric_limits<double>::quiet_NaN();  // comparable across systems
-  std::string check = "FAILED";                                // ok | FAILED | unvalidated
+  double first_iter_ms = std::numeric_limits<double>::quiet_NaN();  // the first warm-up iteration
+  double checksum = std::numeric_limits<double>::quiet_NaN();       // comparable across systems
+  std::string check = "FAILED";                                     // ok | FAILED | unvalidated
   std::string check_detail;
 };
 
@@ -82,9 +83,18 @@ inline std::string format(const char* fmt, double a, double b = 0, double c = 0)
   return text;
 }
 
+// Runs the warm-up; r.first_iter_ms: its first iteration, sync() included (the slowest rank's):
+// with an empty kernel cache, what a cold start costs.
 template <class Body, class Sync>
-void warm_up(const Options& o, Body&& body, Sync&& sync) {
-  for (int i = 0; i < o.warmup; ++i) body();
+void warm_up(const Options& o, Result& r, Body&& body, Sync&& sync) {
+  for (int i = 0; i < o.warmup; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    body();
+    if (i > 0) continue;
+    sync();
+    r.first_iter_ms =
+        max_over_ranks(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
   sync();
 }
 

@@ -3,8 +3,6 @@
 // this rank's statistics. Halo bytes include the entries of x that SpMVs receive (image_bytes):
 // both are what the ranks received.
 
-#include <tessera/fusion/runtime_state.hpp>
-#include <tessera/jit/host_jit.hpp>
 #include <tessera/tessera.hpp>
 
 #include "bench.hpp"
@@ -13,15 +11,11 @@ namespace bench::tessera_system {
 
 template <class Body>
 void measure(tessera::Runtime& rt, const Options& o, Result& r, Body&& body) {
+  // The JIT compiles in the background while the warm-up runs the programs on the interpreter;
+  // flush() waits for those compiles, so the timed loop measures the steady state, with their
+  // code (compile_s: the compilers' time, reported apart).
   auto sync = [&] { rt.flush(); };
-  warm_up(o, body, sync);
-  // The host tier compiles hot programs in the background while the warm-up runs them on the
-  // interpreter; the timed loop measures the steady state, with their code (compile_s: the
-  // compiler's time, reported apart).
-  if (tessera::detail::HostJit* host = tessera::detail::runtime().host_jit()) {
-    tessera::detail::host_wait_idle(*host);
-    MPI_Barrier(MPI_COMM_WORLD);
-  }
+  warm_up(o, r, body, sync);
   const tessera::Stats before = rt.stats();
   time_rounds(o, r, body, sync);
   const tessera::Stats after = rt.stats();

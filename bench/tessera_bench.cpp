@@ -189,6 +189,7 @@ void report(ts::Runtime& rt, const Options& o, const Result& r) {
         {"kernel_compiles", std::to_string(expert ? 0 : s.kernel_compiles)},
         {"kernel_disk_hits", std::to_string(expert ? 0 : s.kernel_disk_hits)},
         {"compile_s", number(compile_seconds(), "%.3f")},
+        {"first_iter_ms", number(r.first_iter_ms, "%.3f")},
         {"backend", quoted(backend)},
         {"backend_requested", quoted(expert ? "kokkos" : o.backend)},
         {"checksum", number(r.checksum, "%.17g")},

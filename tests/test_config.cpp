@@ -21,7 +21,8 @@ const char* const kVariables[] = {
     "TESSERA_WINDOW",       "TESSERA_FUSION",    "TESSERA_BACKEND",      "TESSERA_GRID",
     "TESSERA_LOG",          "TESSERA_CACHE_DIR", "TESSERA_COMM",         "TESSERA_CHECK_DIVERGENCE",
     "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP",   "TESSERA_JIT_ELEMENTS", "TESSERA_BATCH_ELEMENTS",
-    "TESSERA_JIT_WAIT",     "TESSERA_CXX",       "TESSERA_SPMV",         "TESSERA_MATVEC"};
+    "TESSERA_JIT_WAIT",     "TESSERA_CXX",       "TESSERA_SPMV",         "TESSERA_MATVEC",
+    "TESSERA_JIT_THREADS"};
 
 // Unsets every TESSERA_* variable for the lifetime of the object.
 struct CleanEnvironment {
@@ -127,6 +128,12 @@ TEST(Config, GoodEnvironmentValuesOverrideCode) {
     EXPECT_EQ(e.jit_elements, std::stoi(v));
     EXPECT_NO_THROW(e.validate());
   }
+  for (const std::string v : {"0", "1", "3", "64"}) {
+    EnvGuard g("TESSERA_JIT_THREADS", v);
+    const ts::Config e = base.with_environment();
+    EXPECT_EQ(e.jit_threads, std::stoi(v));
+    EXPECT_NO_THROW(e.validate());
+  }
   for (const std::string v : {"0", "1", "4096", "16777216"}) {
     EnvGuard g("TESSERA_BATCH_ELEMENTS", v);
     EXPECT_EQ(base.with_environment().batch_elements, std::stoll(v));
@@ -207,6 +214,9 @@ TEST(Config, BadEnvironmentValuesNameTheVariableAndTheChoices) {
       {"TESSERA_SPMV", "cublas", {"'cublas'", "auto", "generated", "cusparse"}},
       {"TESSERA_SPMV", "", {"''", "auto", "generated", "cusparse"}},
       {"TESSERA_MATVEC", "cublas", {"'cublas'", "auto", "generated", "blas"}},
+      {"TESSERA_JIT_THREADS", "-1", {"'-1'", "positive integer"}},
+      {"TESSERA_JIT_THREADS", "65", {"'65'", "up to 64"}},
+      {"TESSERA_JIT_THREADS", "four", {"'four'", "positive integer"}},
       {"TESSERA_JIT_WAIT", "yes", {"'yes'", "0 or 1"}},
       {"TESSERA_JIT_WAIT", "", {"0 or 1"}},
       {"TESSERA_CXX", "", {"empty", "compiler"}},
@@ -262,6 +272,13 @@ TEST(Config, ValidateRejectsBadFields) {
     const std::string m = error_of([&] { c.validate(); });
     EXPECT_NE(m.find("batch_elements"), std::string::npos) << m;
     EXPECT_NE(m.find(std::to_string(b)), std::string::npos) << m;
+  }
+  for (int t : {-1, -2, 65}) {
+    ts::Config c;
+    c.jit_threads = t;
+    const std::string m = error_of([&] { c.validate(); });
+    EXPECT_NE(m.find("jit_threads"), std::string::npos) << m;
+    EXPECT_NE(m.find(std::to_string(t)), std::string::npos) << m;
   }
   for (int e : {-1, 3, 8}) {
     ts::Config c;

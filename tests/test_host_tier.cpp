@@ -145,6 +145,49 @@ TEST(HostTier, SweepsMatchTheInterpreter) {
   for (std::size_t k = 0; k < interp.size(); ++k) EXPECT_TRUE(same_bits(interp[k], host[k])) << "result " << k;
 }
 
+// Without TESSERA_JIT_WAIT: hot programs run on the interpreter while the pool compiles them side
+// by side, and Runtime::flush() waits for those compiles, so the launches after it run compiled
+// code, with the interpreter's results bit for bit.
+TEST(HostTier, HotProgramsCompileInTheBackgroundAndFlushWaitsForThem) {
+  EnvGuard backend_as_configured("TESSERA_BACKEND", std::nullopt);  // each runtime's backend is the test's
+  EnvGuard no_wait("TESSERA_JIT_WAIT", std::nullopt);
+  EnvGuard no_cache_dir("TESSERA_CACHE_DIR", std::nullopt);  // a fresh cache: real compiles
+  const std::string dir = scratch_cache("background");
+  // Each rank's tile covers kHotElements, so a program's first launch hands it to the pool.
+  const int64_t n = world_size() * tessera::detail::kHotElements + 5;
+  auto programs = [n] {  // three lengths: three programs that cannot fuse
+    std::vector<std::vector<double>> out;
+    for (int k = 0; k < 3; ++k) {
+      auto a = ts::random<double>({n + k}, 20 + k);
+      out.push_back((k == 0 ? ts::exp(a) * 2.0 : k == 1 ? ts::sqrt(a) + a : a * a - 3.0).to_host());
+    }
+    return out;
+  };
+  int argc = 0;
+  char** argv = nullptr;
+  std::vector<std::vector<double>> interp, cold, warm;
+  {
+    ts::Runtime rt(argc, argv, backend_config(false));
+    interp = programs();
+  }
+  ts::Config c = backend_config(true, dir);
+  c.jit_wait = false;
+  c.jit_threads = 3;
+  ts::Runtime rt(argc, argv, c);
+  cold = programs();
+  EXPECT_EQ(rt.stats().kernel_compiles, 0) << "a launch ran compiled code: it waited for the compiler";
+  rt.flush();
+  EXPECT_GT(tessera::detail::host_compile_seconds(*tessera::detail::runtime().host_jit()), 0);
+  warm = programs();
+  EXPECT_GE(rt.stats().kernel_compiles, 3) << "the programs did not run compiled after flush()";
+  for (std::size_t k = 0; k < interp.size(); ++k) {
+    EXPECT_TRUE(same_bits(interp[k], cold[k])) << "result " << k;
+    EXPECT_TRUE(same_bits(interp[k], warm[k])) << "result " << k;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rt.rank() == 0) fs::remove_all(dir);
+}
+
 // The shared object of a program run under a fresh cache; returns its entry files.
 std::vector<fs::path> entries(const std::string& dir) {
   std::vector<fs::path> out;

@@ -29,7 +29,7 @@ Result black_scholes(tessera::Runtime& rt, const Options& o) {
   };
   auto sync = [] { wait("expert::black_scholes"); };
   Result r;
-  warm_up(o, body, sync);
+  warm_up(o, r, body, sync);
   time_rounds(o, r, body, sync);
   set_counters(r, o, o.iters, 0, bs::kBytesPerOption * static_cast<double>(count) * o.iters, 0);
   r.min_bytes_per_iter = bs::kBytesPerOption * static_cast<double>(o.n);

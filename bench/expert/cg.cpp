@@ -105,7 +105,7 @@ Result cg(tessera::Runtime& rt, const Options& o) {
   };
   auto sync = [] { wait("expert::cg"); };
   Result res;
-  warm_up(o, body, sync);
+  warm_up(o, res, body, sync);
   received = 0;
   time_rounds(o, res, body, sync);
   const double interior = static_cast<double>(rows) * static_cast<double>(cols - 2);

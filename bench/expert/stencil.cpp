@@ -33,7 +33,7 @@ Result stencil(tessera::Runtime& rt, const Options& o) {
   };
   auto sync = [] { wait("expert::stencil"); };
   Result r;
-  warm_up(o, body, sync);
+  warm_up(o, r, body, sync);
   received = 0;
   time_rounds(o, r, body, sync);
   const double interior = static_cast<double>(rows) * static_cast<double>(cols - 2);

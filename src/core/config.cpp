@@ -40,6 +40,7 @@ double parse_seconds(const char* var, const std::string& text) {
 
 // A single-block launch over more elements than this would be slower than any kernel of its own.
 constexpr long kMaxBatchElements = 1L << 24;
+constexpr long kMaxJitThreads = 64;
 
 bool valid_jit_elements(int e) { return e == 0 || e == 1 || e == 2 || e == 4; }
 bool valid_spmv(const std::string& s) { return s == "auto" || s == "generated" || s == "cusparse"; }
@@ -145,6 +146,9 @@ Config Config::with_environment() const {
     if (s != "0" && s != "1") detail::raise("TESSERA_JIT_WAIT='", s, "' is not valid: expected 0 or 1");
     c.jit_wait = s == "1";
   }
+  if (const char* v = getenv_or_null("TESSERA_JIT_THREADS"))
+    c.jit_threads =
+        std::string(v) == "0" ? 0 : static_cast<int>(parse_positive("TESSERA_JIT_THREADS", v, kMaxJitThreads));
   if (const char* v = getenv_or_null("TESSERA_CXX")) {
     if (*v == '\0') detail::raise("TESSERA_CXX is set but empty: expected a C++ compiler (a path or a name on PATH)");
     c.cxx = v;
@@ -171,6 +175,8 @@ void Config::validate() const {
     detail::raise("Config::matvec='", matvec, "' is not valid: expected auto, generated or blas");
   if (!valid_jit_elements(jit_elements))
     detail::raise("Config::jit_elements=", jit_elements, " is not valid: expected 0 (automatic), 1, 2 or 4");
+  if (jit_threads < 0 || jit_threads > kMaxJitThreads)
+    detail::raise("Config::jit_threads=", jit_threads, " is not valid: expected 0 (automatic) to ", kMaxJitThreads);
   if (batch_elements < 0 || batch_elements > kMaxBatchElements)
     detail::raise("Config::batch_elements=", batch_elements, " is not valid: expected 0 to ", kMaxBatchElements);
   if (!(comm_timeout > 0) || comm_timeout > kMaxSeconds)

@@ -37,8 +37,11 @@ struct Config {
                                     // (divergence check, MPI and NCCL communication) before aborting
   int jit_elements = 0;             // TESSERA_JIT_ELEMENTS: elements per thread of JIT kernels, 1, 2
                                     // or 4; 0 chooses per program (docs/JIT.md). For benchmarking
-  bool jit_wait = false;            // TESSERA_JIT_WAIT: 1 makes every launch of the host tier wait for
-                                    // its program's code (tests); 0 runs the interpreter meanwhile
+  bool jit_wait = false;            // TESSERA_JIT_WAIT: 1 makes every launch wait for its program's
+                                    // compiled code (tests); 0 runs the interpreter meanwhile
+  int jit_threads = 0;              // TESSERA_JIT_THREADS: compiles run at once in the background,
+                                    // 1 to 64 (at most the hardware threads), or 0: 1 for NVRTC,
+                                    // which runs one compile at a time, 4 for the host compiler
   std::string cxx;                  // TESSERA_CXX: the host tier's C++ compiler (default: the one
                                     // tessera was built with)
   // TESSERA_BATCH_ELEMENTS: consecutive small groups (boundary strips) of at most this many

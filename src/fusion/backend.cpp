@@ -1,5 +1,7 @@
 // Which backend runs a launch: the JIT's compiled kernel where the runtime has a JIT and the
-// program compiles, else the interpreter. The choice is made once per distinct program.
+// program compiles (the CUDA tier's first launch of a kernel, and the host tier's launches until
+// the program's code is ready, run on the interpreter), else the interpreter. The kernel is found
+// once per distinct program and shape.
 
 #include "tessera/fusion/backend.hpp"
 
@@ -32,9 +34,16 @@ void launch_batch(const std::string& label, const std::vector<BatchLaunch>& part
       args.push_back(part.args.data());
       domains.push_back(part.domain);
     }
-    if (const JitKernel* kernel = jit_batch_kernel(*jit, programs)) {
-      jit_launch_batch(*jit, *kernel, programs, args, domains, label);
-      return;
+    if (JitKernel* kernel = jit_batch_kernel(*jit, programs)) {
+      const JitState state = jit_state(*jit, *kernel, true);  // the parts are elementwise
+      if (state == JitState::Ready) return jit_launch_batch(*jit, *kernel, programs, args, domains, label);
+      if (state == JitState::Interpret) {
+        // The interpreter runs the parts while the batch's kernel compiles: compiling each part
+        // alone as well would be work for this one launch.
+        for (const BatchLaunch& part : parts)
+          interpret(label, *part.program, runtime().programs().get(*part.program), part.args, part.domain, {});
+        return;
+      }
     }
   }
 #endif
@@ -53,14 +62,21 @@ void launch_kernel(const std::string& label, const Program& program, const std::
     if (it == image.jit.end())
       it = image.jit.insert(image.jit.end(), {shape, jit_kernel(*jit, program, static_cast<int>(args.size()), shape)});
     if (it->second) {
-      jit_launch(*jit, *it->second, program, args, domain, target, label);
-      return;
+      const JitState state = jit_state(*jit, *it->second, interpreter_spreads(program));
+      if (state == JitState::Ready) return jit_launch(*jit, *it->second, program, args, domain, target, label);
+      if (state == JitState::Failed) it->second = nullptr;
     }
   }
 #endif
   if (HostJit* host = rt.host_jit())
     if (host_launch(*host, image, label, program, args, domain, target)) return;
   interpret(label, program, image, args, domain, target);
+}
+
+void wait_for_compiles() {
+  RuntimeState& rt = runtime();
+  if (Jit* jit = rt.jit()) jit_wait_idle(*jit);
+  if (HostJit* host = rt.host_jit()) host_wait_idle(*host);
 }
 
 }  // namespace tessera::detail

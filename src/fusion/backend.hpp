@@ -25,6 +25,10 @@ struct BatchLaunch {
 // (one block, a barrier between the parts) where the JIT runs them, else one after the other.
 void launch_batch(const std::string& label, const std::vector<BatchLaunch>& parts);
 
+// Blocks until the compiled tiers' background compiles requested so far have finished, so that
+// the launches after it run compiled code (Runtime::flush calls it; benchmarks time after it).
+void wait_for_compiles();
+
 // Test hook: called with every program launched, before it runs (tests/jit_codegen_check.cpp
 // compiles every fused program of the fuzz corpus with NVRTC, also in CPU-only CI).
 using LaunchObserver = void (*)(const Program& program, int nargs, const KernelShape& shape);

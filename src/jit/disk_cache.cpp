@@ -71,8 +71,11 @@ std::string DiskCache::path_for(std::uint64_t key) const {
 }
 
 bool DiskCache::usable_directory() {
-  if (directory_state_ != 0) return directory_state_ > 0;
-  directory_state_ = -1;
+  std::call_once(checked_, [this] { usable_ = check_directory(); });
+  return usable_;
+}
+
+bool DiskCache::check_directory() {
   if (dir_.empty()) return false;
   std::error_code ec;
   const std::filesystem::path parent = std::filesystem::path(dir_).parent_path();
@@ -94,7 +97,6 @@ bool DiskCache::usable_directory() {
     warn("cannot make " + dir_ + " private (" + std::strerror(errno) + "): kernels are cached in memory only");
     return false;
   }
-  directory_state_ = 1;
   return true;
 }
 

@@ -9,13 +9,15 @@
 // message, kernels are then cached in memory only). An entry is read only if it is a regular file
 // owned by the user that others cannot write, and only if its payload matches its hash; otherwise
 // it is reported, compiled again and replaced. Entries are created 0600 under a unique temporary
-// name and renamed into place, so several ranks of a node may write the same entry at once.
+// name and renamed into place, so several ranks of a node may write the same entry at once, and
+// several threads of one (jit/compile_pool.hpp) may read and write entries at once.
 //
 //   DiskCache cache(DiskCache::default_directory(), ".so");
 //   std::vector<char> bytes;
 //   if (!cache.read(key, bytes)) { bytes = compile(); cache.write(key, bytes); }
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,10 +38,12 @@ class DiskCache {
 
  private:
   bool usable_directory();  // creates or checks the folder once
+  bool check_directory();
 
   std::string dir_;
   std::string extension_;
-  int directory_state_ = 0;  // 0: not checked yet, 1: usable, -1: not used
+  std::once_flag checked_;
+  bool usable_ = false;
 };
 
 // FNV-1a over bytes, continuing from h.

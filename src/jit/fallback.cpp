@@ -18,6 +18,7 @@ std::shared_ptr<Jit> make_jit(const Config& config, int rank) {
   return nullptr;
 }
 double jit_compile_seconds(const Jit&) { return 0; }
+void jit_wait_idle(Jit&) {}
 #endif
 
 #ifndef TESSERA_HAVE_HOST_JIT

@@ -1,6 +1,6 @@
-// The host tier: compile generated C++ with the host compiler on a background thread, keep the
-// shared objects in the kernel cache, load them with dlopen and run them as Kokkos kernels with
-// the group's label.
+// The host tier: compile generated C++ with the host compiler in the background (jit/compile_pool.hpp),
+// keep the shared objects in the kernel cache, load them with dlopen and run them as Kokkos kernels
+// with the group's label.
 
 #include "tessera/jit/host_jit.hpp"
 
@@ -15,20 +15,19 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 
 #include "tessera/core/context.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/jit/compile_pool.hpp"
 #include "tessera/jit/disk_cache.hpp"
 #include "tessera/jit/host_codegen.hpp"
 #include "tessera/program/reduce_ops.hpp"
@@ -41,7 +40,7 @@ extern char** environ;
 
 namespace tessera::detail {
 
-// One program's shared object (all its shapes). The worker fills it in, then publishes `state`.
+// One program's shared object (all its shapes). Its build fills it in, then publishes `state`.
 struct HostProgram {
   enum State : int { Queued, Ready, Failed };
   HostSource source;
@@ -54,6 +53,10 @@ struct HostProgram {
 };
 
 namespace {
+
+// Compiles at once where Config::jit_threads is 0 (automatic): the compiler's processes run side
+// by side, unlike NVRTC's compiles (jit/jit.cpp).
+constexpr int kHostCompileThreads = 4;
 
 // Optimization -O2: measured against -O1 and -O3 on the benchmarks' kernels (docs/JIT.md).
 // No fast-math and no contraction: the interpreter's results, bit for bit. -fopenmp-simd honours
@@ -150,17 +153,16 @@ struct HostRun {
 
 class HostJit {
  public:
-  HostJit(std::string compiler, std::string cache_dir, int rank, bool wait)
-      : compiler_(std::move(compiler)), disk_(std::move(cache_dir), ".so"), rank_(rank), wait_(wait) {
+  HostJit(std::string compiler, std::string cache_dir, int rank, bool wait, int threads)
+      : compiler_(std::move(compiler)),
+        disk_(std::move(cache_dir), ".so"),
+        rank_(rank),
+        wait_(wait),
+        pool_(std::make_unique<CompilePool>(threads)) {
     unsupported_.state = HostProgram::Failed;
   }
   ~HostJit() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    queued_.notify_all();
-    if (worker_.joinable()) worker_.join();
+    pool_.reset();  // the builds in flight finish before what they fill in goes
     for (void* h : handles_) dlclose(h);
   }
   HostJit(const HostJit&) = delete;
@@ -185,15 +187,8 @@ class HostJit {
     auto entry = std::make_unique<HostProgram>();
     entry->source = std::move(source);
     HostProgram* p = programs_.emplace(entry->source.hash, std::move(entry)).first->second.get();
-    if (wait_) {
-      build(*p);  // no thread: the caller waits anyway
-    } else {
-      std::lock_guard<std::mutex> lock(mutex_);
-      queue_.push_back(p);
-      ++pending_;
-      if (!worker_.joinable()) worker_ = std::thread([this] { work(); });
-      queued_.notify_one();
-    }
+    pool_->submit([this, p] { build(*p); });
+    if (wait_) pool_->wait_idle();
     return p;
   }
 
@@ -212,10 +207,7 @@ class HostJit {
     return h.unit == p.source.shape.unit && h.scalar == p.source.shape.scalar ? p.fn : p.any;
   }
 
-  void wait_idle() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    idle_.wait(lock, [&] { return pending_ == 0; });
-  }
+  void wait_idle() { pool_->wait_idle(); }
 
   double compile_seconds() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -229,21 +221,9 @@ class HostJit {
   }
 
  private:
-  void work() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (true) {
-      queued_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-      if (stop_) return;
-      HostProgram* p = queue_.front();
-      queue_.pop_front();
-      lock.unlock();
-      build(*p);
-      lock.lock();
-      if (--pending_ == 0) idle_.notify_all();
-    }
-  }
-
-  // Memory -> disk -> compiler, then dlopen; publishes the result in p.state.
+  // Memory -> disk -> compiler, then dlopen; publishes the result in p.state. Runs on the pool's
+  // workers, several builds at once: they share only the salt, the disk cache, the handles and
+  // the seconds, each behind its lock or thread-safe.
   void build(HostProgram& p) {
     std::string why;
     if (!prepare(why)) return fail(p, why);
@@ -287,6 +267,7 @@ class HostJit {
 
   // Once: the compiler's identity (part of every cache key).
   bool prepare(std::string& why) {
+    std::lock_guard<std::mutex> lock(prepare_mutex_);
     if (!salt_.empty()) return true;
     if (broken_) {
       why = "the compiler is not usable";
@@ -340,6 +321,7 @@ class HostJit {
       why = "the shared object lacks tessera_host";
       return false;
     }
+    std::lock_guard<std::mutex> lock(mutex_);
     handles_.push_back(h);
     return true;
   }
@@ -360,19 +342,15 @@ class HostJit {
   const bool wait_;
   std::unordered_map<std::uint64_t, std::unique_ptr<HostProgram>> programs_;  // launching thread
   HostProgram unsupported_;  // what request() gives for a program the tier does not take
-  // The builder's (the worker's, or the caller's under TESSERA_JIT_WAIT=1).
+  // The builders' (the pool's workers).
+  std::mutex prepare_mutex_;  // salt_ and broken_
   std::string salt_;
   bool broken_ = false;
-  std::vector<void*> handles_;
   std::atomic<bool> warned_{false};
-  // Shared with the worker.
-  mutable std::mutex mutex_;
-  std::condition_variable queued_, idle_;
-  std::deque<HostProgram*> queue_;
-  int pending_ = 0;
-  bool stop_ = false;
+  mutable std::mutex mutex_;  // handles_ and compile_seconds_
+  std::vector<void*> handles_;
   double compile_seconds_ = 0;
-  std::thread worker_;
+  std::unique_ptr<CompilePool> pool_;  // last: its workers stop before the members they use go
 };
 
 std::shared_ptr<HostJit> make_host_jit(const Config& config, int rank) {
@@ -387,7 +365,7 @@ std::shared_ptr<HostJit> make_host_jit(const Config& config, int rank) {
     return nullptr;
   }
   const std::string dir = config.cache_dir.empty() ? DiskCache::default_directory() : config.cache_dir;
-  return std::make_shared<HostJit>(cxx, dir, rank, config.jit_wait);
+  return std::make_shared<HostJit>(cxx, dir, rank, config.jit_wait, compile_threads(config, kHostCompileThreads));
 }
 
 bool host_launch(HostJit& jit, KernelImage& image, const std::string& label, const Program& program,

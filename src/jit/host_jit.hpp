@@ -4,12 +4,13 @@
 // overrides it) into one shared object per program, kept in the kernel cache
 // (jit/disk_cache.hpp) and loaded with dlopen.
 //
-// Compiles run on a background thread: a program runs on the interpreter until its code is
-// ready, so no launch waits for the compiler. A program is handed to the compiler once it is hot:
-// once its launches have covered kHotElements elements (small programs, which the interpreter
-// runs in microseconds, are never compiled). TESSERA_JIT_WAIT=1 instead compiles every program at
-// its first launch and waits for it (tests that compare compiled results). Without a usable
-// compiler the interpreter runs everything, after one message.
+// Compiles run in the background (jit/compile_pool.hpp: TESSERA_JIT_THREADS at once): a program
+// runs on the interpreter until its code is ready, so no launch waits for the compiler, and
+// Runtime::flush() waits for the compiles in flight. A program is handed to the compiler once it
+// is hot: once its launches have covered kHotElements elements (small programs, which the
+// interpreter runs in microseconds, are never compiled). TESSERA_JIT_WAIT=1 instead compiles every
+// program at its first launch and waits for it (tests that compare compiled results). Without a
+// usable compiler the interpreter runs everything, after one message.
 
 #include <cstdint>
 #include <memory>

@@ -1,5 +1,6 @@
-// The JIT tier on CUDA: load compiled kernels with the driver API and launch them on the Kokkos
-// execution space's stream. Kokkos Tools see each launch as a kernel with the group's label.
+// The JIT tier on CUDA: compile kernels in the background (jit/compile_pool.hpp), load them with
+// the driver API on the launching thread and launch them on the Kokkos execution space's stream.
+// Kokkos Tools see each launch as a kernel with the group's label.
 
 #include "tessera/jit/jit.hpp"
 
@@ -7,16 +8,32 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <map>
+#include <memory>
+#include <mutex>
 
 #include "tessera/core/context.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/jit/codegen.hpp"
+#include "tessera/jit/compile_pool.hpp"
 #include "tessera/jit/kernel_cache.hpp"
 
 namespace tessera::detail {
 
+// One generated kernel, from its request to its module. The compile (a pool worker's) fills in
+// `cubin` or `error`, then publishes `state` (under Jit::mutex_); the launching thread loads the
+// module at the first launch that runs it.
 struct JitKernel {
+  enum State : int { Compiling, Compiled, Loaded, Failed };
+  std::atomic<int> state{Compiling};
+  bool launched = false;      // launching thread: its first launch has been asked for
+  GeneratedKernel generated;  // its source is dropped once loaded
+  std::uint64_t key = 0;      // the disk cache's
+  std::vector<char> cubin;    // Compiled: the code to load
+  std::string error;          // Failed: why
+
   CUmodule module = nullptr;
   CUfunction main = nullptr;
   CUfunction finish = nullptr;  // reductions only
@@ -41,15 +58,23 @@ constexpr std::int64_t kCarryBand = 16;
 class Jit {
  public:
   // elements: per thread, 1, 2 or 4 for every kernel, or 0 to choose per program (TESSERA_JIT_ELEMENTS).
-  Jit(std::string cache_dir, int arch, int rank, int elements)
-      : cache_(std::move(cache_dir), arch), rank_(rank), elements_(elements) {}
+  // wait: a kernel's first launch waits for its compile too (TESSERA_JIT_WAIT); threads: the
+  // compile pool's workers (TESSERA_JIT_THREADS).
+  Jit(std::string cache_dir, int arch, int rank, int elements, bool wait, int threads)
+      : cache_(std::move(cache_dir), arch),
+        rank_(rank),
+        elements_(elements),
+        wait_(wait),
+        pool_(std::make_unique<CompilePool>(threads)) {}
   ~Jit() {
-    for (auto& [hash, k] : loaded_) cuModuleUnload(k.module);
+    pool_.reset();  // the compiles in flight finish before the kernels they fill in go
+    for (auto& [hash, k] : kernels_)
+      if (k->module) cuModuleUnload(k->module);
   }
   Jit(const Jit&) = delete;
   Jit& operator=(const Jit&) = delete;
 
-  const JitKernel* kernel(const Program& program, int nargs, const KernelShape& shape) {
+  JitKernel* kernel(const Program& program, int nargs, const KernelShape& shape) {
     if (!jit_supports(program, nargs)) {
       fall_back("a program with " + std::to_string(nargs) + " arguments exceeds the JIT's parameter block");
       return nullptr;
@@ -63,25 +88,70 @@ class Jit {
     }
   }
 
-  // Compiles (or finds) a generated kernel and loads its module (throws Error if it cannot).
-  const JitKernel* load(const GeneratedKernel& g) {
-    auto it = loaded_.find(g.hash);
-    if (it != loaded_.end()) {
-      core_state().stats().kernel_cache_hits++;
-      return &it->second;
+  // The kernel of a generated source: known already (a cache hit), read from the disk cache, or
+  // compiled in the background (state() waits for it where a launch needs it).
+  JitKernel* load(GeneratedKernel g) {
+    Stats& stats = core_state().stats();
+    auto it = kernels_.find(g.hash);
+    if (it != kernels_.end()) {
+      stats.kernel_cache_hits++;
+      return it->second.get();
     }
-    const std::vector<char>& cubin = cache_.cubin(g, core_state().stats());
-    JitKernel k;
+    auto owned = std::make_unique<JitKernel>();
+    JitKernel* k = owned.get();
+    kernels_.emplace(g.hash, std::move(owned));
+    k->key = cache_.key(g);
+    k->generated = std::move(g);
+    if (cache_.read(k->key, k->cubin)) {
+      stats.kernel_cache_hits++;
+      stats.kernel_disk_hits++;
+      k->state.store(JitKernel::Compiled, std::memory_order_release);
+      return k;
+    }
+    stats.kernel_compiles++;
+    // On the worker even when the launch waits for it (TESSERA_JIT_WAIT=1): one way to compile.
+    pool_->submit([this, k] { compile(*k); });
+    return k;
+  }
+
+  // Who runs this launch of the kernel. Its first launch in the process runs on the interpreter
+  // (unless TESSERA_JIT_WAIT=1, or the interpreter would run it on few threads) while it
+  // compiles, with the other new kernels of the window; every later launch runs the compiled
+  // kernel, waiting for its compile if it has not finished. The rule depends on the op stream
+  // only, not on how fast compiles are or what the disk cache holds: a program's floats are the
+  // same from run to run (the interpreter's and a kernel's can differ in the last bits:
+  // contraction, reduction order). The module is loaded here, on the launching thread.
+  JitState state(JitKernel& k, bool interpret_first) {
+    if (!k.launched) {
+      k.launched = true;
+      if (!wait_ && interpret_first) return JitState::Interpret;
+    }
+    if (k.state.load(std::memory_order_acquire) == JitKernel::Compiling) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      compiled_.wait(lock, [&] { return k.state.load(std::memory_order_acquire) != JitKernel::Compiling; });
+    }
+    switch (k.state.load(std::memory_order_acquire)) {
+      case JitKernel::Loaded: return JitState::Ready;
+      case JitKernel::Failed: fall_back(k.error); return JitState::Failed;
+      default: break;
+    }
+    const GeneratedKernel& g = k.generated;
     k.elements = g.elements;
     k.staged = g.staged;
     k.carries = g.carries;
     k.sweep = g.sweep;
-    check(cuModuleLoadData(&k.module, cubin.data()), "cuModuleLoadData");
+    check(cuModuleLoadData(&k.module, k.cubin.data()), "cuModuleLoadData");
     check(cuModuleGetFunction(&k.main, k.module, g.main_name.c_str()), "cuModuleGetFunction");
     if (!g.finish_name.empty())
       check(cuModuleGetFunction(&k.finish, k.module, g.finish_name.c_str()), "cuModuleGetFunction");
-    return &loaded_.emplace(g.hash, k).first->second;
+    k.cubin = {};
+    k.generated.source = {};
+    k.state.store(JitKernel::Loaded, std::memory_order_relaxed);
+    return JitState::Ready;
   }
+
+  // Blocks until every background compile requested so far has finished.
+  void wait_idle() { pool_->wait_idle(); }
 
   void launch(const JitKernel& k, const Program& program, const std::vector<Accessor>& args, const Domain& domain,
               const ReductionTarget& target, const std::string& label) {
@@ -249,7 +319,7 @@ class Jit {
   }
 
   // A batch of small programs as one kernel (jit/codegen.cpp, generate_batch), or nullptr.
-  const JitKernel* batch_kernel(const std::vector<BatchPart>& parts) {
+  JitKernel* batch_kernel(const std::vector<BatchPart>& parts) {
     if (!batch_fits(parts)) return nullptr;
     try {
       return load(generate_batch(parts));
@@ -297,11 +367,33 @@ class Jit {
                  rank_, why.c_str());
   }
 
+  // NVRTC, then the disk cache; publishes the outcome in k.state. Runs on a pool worker and
+  // touches only k and the thread-safe cache.
+  void compile(JitKernel& k) {
+    int outcome = JitKernel::Compiled;
+    try {
+      k.cubin = cache_.compile(k.generated.source);
+      cache_.write(k.key, k.cubin);
+    } catch (const std::exception& e) {
+      k.error = e.what();
+      outcome = JitKernel::Failed;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);  // no lost wake-up between state()'s test and wait
+      k.state.store(outcome, std::memory_order_release);
+    }
+    compiled_.notify_all();
+  }
+
   KernelCache cache_;
-  std::map<std::uint64_t, JitKernel> loaded_;  // by source hash
+  std::map<std::uint64_t, std::unique_ptr<JitKernel>> kernels_;  // by source hash; launching thread
   int rank_;
   int elements_;
+  bool wait_;
   bool warned_ = false;
+  std::mutex mutex_;  // a kernel's state leaving Compiling, and the wait for it
+  std::condition_variable compiled_;
+  std::unique_ptr<CompilePool> pool_;  // last: its workers stop before the members they use go
 };
 
 static_assert(sizeof(KernelParams) <= 4096, "the JIT parameter block must fit CUDA's kernel parameter limit");
@@ -319,12 +411,18 @@ std::shared_ptr<Jit> make_jit(const Config& config, int rank) {
     return nullptr;
   }
   const std::string dir = config.cache_dir.empty() ? KernelCache::default_directory() : config.cache_dir;
-  return std::make_shared<Jit>(dir, major * 10 + minor, rank, config.jit_elements);
+  // One worker unless asked: NVRTC 13 runs one compile at a time in a process, so more workers
+  // only take the compiles out of the order the launches need them (docs/JIT.md).
+  return std::make_shared<Jit>(dir, major * 10 + minor, rank, config.jit_elements, config.jit_wait,
+                               compile_threads(config, 1));
 }
 
-const JitKernel* jit_kernel(Jit& jit, const Program& program, int nargs, const KernelShape& shape) {
+JitKernel* jit_kernel(Jit& jit, const Program& program, int nargs, const KernelShape& shape) {
   return jit.kernel(program, nargs, shape);
 }
+
+JitState jit_state(Jit& jit, JitKernel& kernel, bool interpret_first) { return jit.state(kernel, interpret_first); }
+void jit_wait_idle(Jit& jit) { jit.wait_idle(); }
 
 void jit_launch(Jit& jit, const JitKernel& kernel, const Program& program, const std::vector<Accessor>& args,
                 const Domain& domain, const ReductionTarget& target, const std::string& label) {
@@ -333,7 +431,7 @@ void jit_launch(Jit& jit, const JitKernel& kernel, const Program& program, const
 
 double jit_compile_seconds(const Jit& jit) { return jit.compile_seconds(); }
 
-const JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts) { return jit.batch_kernel(parts); }
+JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts) { return jit.batch_kernel(parts); }
 
 void jit_launch_batch(Jit& jit, const JitKernel& kernel, const std::vector<BatchPart>& parts,
                       const std::vector<const Accessor*>& args, const std::vector<Domain>& domains,

@@ -15,7 +15,10 @@ void check(nvrtcResult r, const char* what) {
 
 }  // namespace
 
-KernelCache::KernelCache(std::string cache_dir, int arch) : disk_(std::move(cache_dir), ".cubin"), arch_(arch) {}
+KernelCache::KernelCache(std::string cache_dir, int arch)
+    : disk_(std::move(cache_dir), ".cubin"),
+      arch_(arch),
+      salt_("sm_" + std::to_string(arch) + " nvrtc " + nvrtc_version()) {}
 
 std::string KernelCache::nvrtc_version() {
   int major = 0, minor = 0;
@@ -25,24 +28,36 @@ std::string KernelCache::nvrtc_version() {
 
 std::string KernelCache::default_directory() { return DiskCache::default_directory(); }
 
+std::uint64_t KernelCache::key(const GeneratedKernel& kernel) const {
+  return fnv1a(salt_.data(), salt_.size(), kernel.hash);
+}
+
+bool KernelCache::read(std::uint64_t key, std::vector<char>& cubin) { return disk_.read(key, cubin); }
+
+void KernelCache::write(std::uint64_t key, const std::vector<char>& cubin) { disk_.write(key, cubin); }
+
+double KernelCache::compile_seconds() const {
+  std::lock_guard<std::mutex> lock(seconds_mutex_);
+  return compile_seconds_;
+}
+
 const std::vector<char>& KernelCache::cubin(const GeneratedKernel& kernel, Stats& stats) {
-  const std::string salt = "sm_" + std::to_string(arch_) + " nvrtc " + nvrtc_version();
-  const std::uint64_t key = fnv1a(salt.data(), salt.size(), kernel.hash);
-  auto it = memory_.find(key);
+  const std::uint64_t k = key(kernel);
+  auto it = memory_.find(k);
   if (it != memory_.end()) {
     stats.kernel_cache_hits++;
     return it->second;
   }
   std::vector<char> image;
-  if (disk_.read(key, image)) {
+  if (read(k, image)) {
     stats.kernel_cache_hits++;
     stats.kernel_disk_hits++;
   } else {
     image = compile(kernel.source);
     stats.kernel_compiles++;
-    disk_.write(key, image);
+    write(k, image);
   }
-  return memory_.emplace(key, std::move(image)).first->second;
+  return memory_.emplace(k, std::move(image)).first->second;
 }
 
 std::vector<char> KernelCache::compile(const std::string& source) {
@@ -65,7 +80,9 @@ std::vector<char> KernelCache::compile(const std::string& source) {
   std::vector<char> image(size);
   check(nvrtcGetCUBIN(prog, image.data()), "nvrtcGetCUBIN");
   nvrtcDestroyProgram(&prog);
-  compile_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::lock_guard<std::mutex> lock(seconds_mutex_);
+  compile_seconds_ += seconds;
   return image;
 }
 

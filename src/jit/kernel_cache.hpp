@@ -6,9 +6,13 @@
 // the user can write, written under a temporary name and renamed); an unreadable, truncated,
 // corrupt or foreign-owned entry is logged, compiled again and replaced. Counts go to Stats (kernel_cache_hits: memory
 // or disk; kernel_disk_hits; kernel_compiles).
+//
+// cubin() does all of it on the calling thread. The JIT's background compiles use the steps one by
+// one (key, read, compile, write): those may run on several threads at once (NVRTC is thread-safe).
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -26,17 +30,24 @@ class KernelCache {
   // The CUBIN for this kernel. Throws tessera::Error with NVRTC's log if it does not compile.
   const std::vector<char>& cubin(const GeneratedKernel& kernel, Stats& stats);
 
-  // Seconds NVRTC spent in this cache's compiles (for benchmarks and the closing figures).
-  double compile_seconds() const { return compile_seconds_; }
+  // The steps, each safe to call from several threads at once.
+  std::uint64_t key(const GeneratedKernel& kernel) const;  // of the disk entry
+  bool read(std::uint64_t key, std::vector<char>& cubin);  // false: not on disk, or unusable
+  std::vector<char> compile(const std::string& source);    // NVRTC; throws tessera::Error with its log
+  void write(std::uint64_t key, const std::vector<char>& cubin);
+
+  // Seconds NVRTC spent in this cache's compiles, summed over threads (for benchmarks and the
+  // closing figures).
+  double compile_seconds() const;
   static std::string nvrtc_version();
   static std::string default_directory();  // $XDG_CACHE_HOME/tessera or ~/.cache/tessera
 
  private:
-  std::vector<char> compile(const std::string& source);
-
   DiskCache disk_;
   int arch_;
-  std::map<std::uint64_t, std::vector<char>> memory_;
+  std::string salt_;                                   // the architecture and NVRTC's version
+  std::map<std::uint64_t, std::vector<char>> memory_;  // cubin()'s: its caller's thread only
+  mutable std::mutex seconds_mutex_;
   double compile_seconds_ = 0;
 };
 

@@ -21,7 +21,7 @@ struct HostProgram;  // jit/host_jit.cpp
 
 struct KernelImage : ProgramImage {
   // The compiled kernels by shape, where the JIT tier runs (nullptr: tried, not compilable).
-  std::vector<std::pair<KernelShape, const JitKernel*>> jit;
+  std::vector<std::pair<KernelShape, JitKernel*>> jit;
   // The host tier's compiled code (one shared object for every shape; jit/host_jit.hpp), once
   // requested, and the elements interpreted before (a program is compiled once it is hot).
   HostProgram* host = nullptr;

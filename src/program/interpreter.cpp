@@ -503,6 +503,10 @@ void interpret(const std::string& label, const Program& program, const ProgramIm
     Kokkos::parallel_reduce(label, policy, f, target.partials);
 }
 
+bool interpreter_spreads(const Program& program) {
+  return program.reduce_kinds.empty() || program.reduce_dim < 0 || program.reduce_dim == 2 || program.nested.dim >= 0;
+}
+
 KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& args, const Domain& domain) {
   KernelShape shape;
   shape.flat = domain.n[0] * domain.n[1] == 1;

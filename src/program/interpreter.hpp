@@ -129,6 +129,12 @@ struct ReductionTarget {
 void interpret(const std::string& label, const Program& program, const ProgramImage& image,
                const std::vector<Accessor>& args, const Domain& domain, const ReductionTarget& target);
 
+// Whether interpret() spreads `program` over many items: elementwise programs and full
+// reductions (an item per block of a row), reductions along the last dimension (per row) and
+// nested ones (per output). Not reductions along an outer dimension, sweeps among them, whose
+// items each walk every row of the tile: on a GPU a tall tile's few columns are a few threads.
+bool interpreter_spreads(const Program& program);
+
 // Folds `from` into `into` (both device partials of `program`'s reductions), on the device: the
 // partial results of a launch run in several parts (interior and boundary strips).
 void combine_partials(const Program& program, const PartialsView& into, const PartialsView& from);

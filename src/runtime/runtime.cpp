@@ -17,6 +17,7 @@
 #include "tessera/comm/mpi_communicator.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/kokkos_compat.hpp"
+#include "tessera/fusion/backend.hpp"
 #include "tessera/fusion/runtime_state.hpp"
 #include "tessera/fusion/window.hpp"
 #include "tessera/jit/host_jit.hpp"
@@ -218,6 +219,7 @@ int Runtime::size() const { return detail::runtime().size(); }
 void Runtime::flush() {
   detail::flush_window();
   detail::runtime().comm().wait("tessera::Runtime::flush");
+  detail::wait_for_compiles();
 }
 Stats Runtime::stats() const { return detail::runtime().stats(); }
 void Runtime::reset_stats() { detail::runtime().stats() = Stats{}; }

@@ -32,7 +32,9 @@ class Runtime {
 
   int rank() const;
   int size() const;
-  // Runs everything recorded so far (a no-op for eager execution) and waits for the device.
+  // Runs everything recorded so far (a no-op for eager execution) and waits for the device, and for
+  // the kernels being compiled in the background: the launches after it run compiled code where
+  // the JIT has it (a timer started after a warm-up and a flush times the steady state).
   void flush();
   Stats stats() const;
   void reset_stats();
