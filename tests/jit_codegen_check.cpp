@@ -624,36 +624,73 @@ TEST(JitCodegen, BatchesOfSmallProgramsCompile) {
   EXPECT_FALSE(td::batch_fits(many));
 }
 
-// cuPyNumeric's 27-point stencil: the 27 views of one grid and the store into its interior (or
-// into the fresh buffer the grid is renamed to: the same layout) step alike along rows, so the
-// kernel computes one row offset per row for all 28 arguments (KernelShape::same_rows) and,
-// with 27 loads live at once, runs one element per thread; views a row apart are paired
-// (KernelShape::row_carry), so each row after the first of a band loads 9 views.
+// The 27-point stencil: the 27 views of one grid and the store into its interior (or into the
+// fresh buffer the grid is renamed to: the same layout) step alike along rows, so the kernel
+// computes one row offset per row for all 28 arguments (KernelShape::same_rows) and, with 27
+// loads live at once, runs one element per thread. On a domain of many planes it marches through
+// planes (KernelShape::march_planes), views a plane apart paired (row_carry); on one of few planes
+// it steps through rows, views a row apart paired. `by_planes`: the sum as cuPyNumeric's
+// stencil_27.py writes it (rows of three views, planes of three rows, the three planes), else
+// one view after the other.
+std::vector<Launched> stencil27_launches(ts::Runtime& rt, std::int64_t planes, std::int64_t m, bool by_planes) {
+  auto grid = ts::random<double>({planes, m, m}, 3);
+  rt.flush();
+  auto s = [](int k) { return k == 0 ? ts::slice(0, -2) : k == 1 ? ts::slice(1, -1) : ts::slice(2, ts::end); };
+  auto g = [&](int a, int b, int c) { return grid(s(a), s(b), s(c)); };
+  std::vector<Launched> rows;
+  for (const Launched& l : launches_of(rt, [&] {
+         // The sums die before the window runs: temporaries of one group, as in the program.
+         ts::Array<double> sum = g(0, 0, 0);
+         if (by_planes) {
+           ts::Array<double> plane[3];
+           for (int a = 0; a < 3; ++a) {
+             ts::Array<double> row[3];
+             for (int b = 0; b < 3; ++b) row[b] = g(a, b, 0) + g(a, b, 1) + g(a, b, 2);
+             plane[a] = row[0] + row[1] + row[2];
+           }
+           sum = plane[0] + plane[1] + plane[2];
+         } else {
+           for (int k = 1; k < 27; ++k) sum = sum + g(k / 9, k / 3 % 3, k % 3);
+         }
+         grid(s(1), s(1), s(1)).assign(0.037 * sum);
+       })) {
+    EXPECT_EQ(l.nargs, 28);
+    if (!l.shape.flat) rows.push_back(l);
+  }
+  return rows;
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+std::size_t regex_matches(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  return static_cast<std::size_t>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+// A carrying kernel's code after its refill (`if (!carry) { ... }`): what a row (or plane) whose
+// predecessor this thread ran computes.
+std::string after_refill(const std::string& source, const std::string& indent) {
+  const std::size_t refill = source.find(indent + "if (!carry) {\n");
+  if (refill == std::string::npos) return "";
+  return source.substr(source.find("\n" + indent + "}\n", refill) + indent.size() + 3);
+}
+const char* const kGlobalLoad = "= *(reinterpret_cast<const double*>";
+const char* const kCarriedValue = R"(const double v\d+(_\d+)? = c\d+(_\d+)?;)";
+
 TEST_F(TesseraTest, ViewsOfOneStoreShareTheirRowOffsets) {
   const std::int64_t m = 20;  // rows longer than kMaxColumnShift: only views of one row are column shifts
-  auto grid = ts::random<double>({m, m, m}, 3);
-  rt().flush();
-  auto s = [](int k) { return k == 0 ? ts::slice(0, -2) : k == 1 ? ts::slice(1, -1) : ts::slice(2, ts::end); };
-  const std::vector<Launched>& launches = launches_of(rt(), [&] {
-    // The sums die before the window runs: temporaries of one group, as in the program.
-    ts::Array<double> sum = grid(s(0), s(0), s(0));
-    for (int k = 1; k < 27; ++k) sum = sum + grid(s(k / 9), s(k / 3 % 3), s(k % 3));
-    grid(s(1), s(1), s(1)).assign(0.037 * sum);
-  });
-  // One launch per rank, or several where the interior runs while the halos travel and the
-  // edges after (np > 1): the same program over parts of the domain.
-  ASSERT_FALSE(launches.empty());
-  const Launched* rows = nullptr;
-  for (const Launched& l : launches) {
-    ASSERT_EQ(l.nargs, 28);
-    if (!l.shape.flat) rows = &l;
-  }
-  ASSERT_NE(rows, nullptr) << "no launch over several rows";
-  const Launched& l = *rows;
+  // One launch per rank (np 1: this test runs at np 1 only), over 18 planes.
+  const std::vector<Launched> launches = stencil27_launches(rt(), m, m, false);
+  ASSERT_FALSE(launches.empty()) << "no launch over several rows";
+  const Launched& l = launches.back();
   for (int a = 1; a < l.nargs; ++a) EXPECT_EQ(l.shape.same_rows[a], 1) << "argument " << a;
-  // View (a, b, c) is argument 9 a + 3 b + c: one row further on, views b = 0 and 1 read what
-  // b + 1 read, so 18 of the 27 loads come from the row before; the store is never carried.
-  for (int a = 0; a < 27; ++a) EXPECT_EQ(l.shape.row_carry[a], a / 3 % 3 < 2 ? a + 3 + 1 : 0) << "argument " << a;
+  // View (a, b, c) is argument 9 a + 3 b + c: one plane further on, views a = 0 and 1 read what
+  // a + 1 read, so 18 of the 27 loads come from the plane before; the store is never carried.
+  EXPECT_TRUE(l.shape.march_planes);
+  for (int a = 0; a < 27; ++a) EXPECT_EQ(l.shape.row_carry[a], a / 9 < 2 ? a + 9 + 1 : 0) << "argument " << a;
   EXPECT_EQ(l.shape.row_carry[27], 0);
   // Views c = 1, 2 of a row are view c = 0 shifted by c columns: addressed from it.
   for (int a = 0; a < 27; ++a) {
@@ -662,45 +699,113 @@ TEST_F(TesseraTest, ViewsOfOneStoreShareTheirRowOffsets) {
   }
   EXPECT_EQ(l.shape.column_of[27], 0);
   EXPECT_EQ(td::elements_per_thread(l.program), 1);
-  const td::GeneratedKernel g = td::generate_cuda(l.program, l.nargs, l.shape, 1);
-  const auto count = [&](const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t at = g.source.find(what); at != std::string::npos; at = g.source.find(what, at + 1)) ++n;
-    return n;
-  };
-  // One definition in the row loop (with one element per thread, its only copy), read by all.
-  EXPECT_EQ(count("const long r0 = i0 * p.args[0].stride[0] + i1 * p.args[0].stride[1];"), 1u) << g.source;
-  EXPECT_EQ(count(".stride[1]"), 1u) << g.source;
-  EXPECT_EQ(count("].origin + r0 + j)"), 28u) << g.source;
-  // The 18 carried loads read registers, loaded from global memory only where the row before did
-  // not run (one branch per row).
-  const auto matches = [&](const std::string& pattern) {
-    const std::regex re(pattern);
-    return static_cast<std::size_t>(
-        std::distance(std::sregex_iterator(g.source.begin(), g.source.end(), re), std::sregex_iterator()));
-  };
-  EXPECT_EQ(matches(R"(const double v\d+ = c\d+;)"), 18u) << g.source;
-  EXPECT_EQ(matches(R"(\bc\d+ = \*\()"), 18u) << g.source;
-  EXPECT_EQ(count("if (!carry) {"), 1u) << g.source;
-  // The shifted views' 6 loads and 12 refills: their row's first view's address plus a literal.
-  EXPECT_EQ(matches(R"(\.origin \+ r0 \+ j\) \+ [12]\))"), 18u) << g.source;
-  EXPECT_EQ(count("carry = next1 != 0;"), 1u) << g.source;
-  EXPECT_TRUE(g.carries);
   td::KernelCache cache("", 90);
   tessera::Stats stats;
+  // The marching kernel: a tile of a plane per block, one row offset per plane read by all 28
+  // addresses. Views summed one after the other: only the 18 loads of the planes before are
+  // carried (no sum of the plane before is one of this plane), loaded from global memory only in
+  // a band's first plane (one branch per plane).
+  const td::GeneratedKernel march = td::generate_cuda(l.program, l.nargs, l.shape, 1);
+  EXPECT_TRUE(march.marches);
+  EXPECT_TRUE(march.carries);
+  EXPECT_EQ(occurrences(march.source, "for (long i0 = first; i0 < last; ++i0) {"), 1u) << march.source;
+  EXPECT_EQ(occurrences(march.source, "const long r0 = i0 * p.args[0].stride[0] + i1 * p.args[0].stride[1];"), 1u);
+  EXPECT_EQ(occurrences(march.source, "].origin + r0 + j)"), 28u) << march.source;
+  EXPECT_EQ(occurrences(march.source, "if (!carry) {"), 1u) << march.source;
+  EXPECT_EQ(occurrences(march.source, "carry = true;"), 1u) << march.source;
+  // Each thread takes kMarchElements elements of its row (lanes _0, _1, ...).
+  const std::size_t E = td::kMarchElements;
+  const std::string marched = after_refill(march.source, "    ");
+  EXPECT_EQ(regex_matches(marched, kCarriedValue), 18 * E) << march.source;
+  EXPECT_EQ(occurrences(marched, kGlobalLoad), 9 * E) << march.source;
+  EXPECT_EQ(occurrences(marched, "el::wrap_add"), 26 * E) << march.source;
+  EXPECT_FALSE(cache.cubin(march, stats).empty()) << march.source;
+
+  // Four planes: too few to march; rows are stepped, views a row apart paired.
+  const std::vector<Launched> flat_launches = stencil27_launches(rt(), 6, m, false);
+  ASSERT_FALSE(flat_launches.empty());
+  const Launched& r = flat_launches.back();
+  EXPECT_FALSE(r.shape.march_planes);
+  for (int a = 0; a < 27; ++a) EXPECT_EQ(r.shape.row_carry[a], a / 3 % 3 < 2 ? a + 3 + 1 : 0) << "argument " << a;
+  EXPECT_EQ(r.shape.row_carry[27], 0);
+  const td::GeneratedKernel g = td::generate_cuda(r.program, r.nargs, r.shape, 1);
+  EXPECT_FALSE(g.marches);
+  // One definition in the row loop (with one element per thread, its only copy), read by all.
+  EXPECT_EQ(occurrences(g.source, "const long r0 = i0 * p.args[0].stride[0] + i1 * p.args[0].stride[1];"), 1u)
+      << g.source;
+  EXPECT_EQ(occurrences(g.source, ".stride[1]"), 1u) << g.source;
+  EXPECT_EQ(occurrences(g.source, "].origin + r0 + j)"), 28u) << g.source;
+  // The 18 carried loads read registers, loaded from global memory only where the row before did
+  // not run (one branch per row).
+  const std::string stepped = after_refill(g.source, "      ");
+  EXPECT_EQ(regex_matches(stepped, kCarriedValue), 18u) << g.source;
+  EXPECT_EQ(occurrences(stepped, kGlobalLoad), 9u) << g.source;
+  EXPECT_EQ(occurrences(g.source, "if (!carry) {"), 1u) << g.source;
+  // The shifted views' 6 loads and 12 refills: their row's first view's address plus a literal.
+  EXPECT_EQ(regex_matches(g.source, R"(\.origin \+ r0 \+ j\) \+ [12]\))"), 18u) << g.source;
+  EXPECT_EQ(occurrences(g.source, "carry = next1 != 0;"), 1u) << g.source;
+  EXPECT_TRUE(g.carries);
   EXPECT_FALSE(cache.cubin(g, stats).empty()) << g.source;
   // Arguments of different strides keep their own offsets.
-  td::KernelShape own = l.shape;
+  td::KernelShape own = r.shape;
   std::fill(std::begin(own.same_rows), std::end(own.same_rows), 0);
-  const std::string separate = td::generate_cuda(l.program, l.nargs, own, 1).source;
+  const std::string separate = td::generate_cuda(r.program, r.nargs, own, 1).source;
   EXPECT_NE(separate.find("const long r27 = i0 * p.args[27].stride[0]"), std::string::npos) << separate;
   EXPECT_NE(separate.find("p.args[27].origin + r27 + j)"), std::string::npos) << separate;
   // Without the pairs every row loads all 27 views.
-  td::KernelShape uncarried = l.shape;
+  td::KernelShape uncarried = r.shape;
   std::fill(std::begin(uncarried.row_carry), std::end(uncarried.row_carry), 0);
-  const td::GeneratedKernel plain = td::generate_cuda(l.program, l.nargs, uncarried, 1);
+  const td::GeneratedKernel plain = td::generate_cuda(r.program, r.nargs, uncarried, 1);
   EXPECT_EQ(plain.source.find("carry"), std::string::npos);
   EXPECT_FALSE(plain.carries);
+  // A marching shape compiled with several elements per thread (TESSERA_JIT_ELEMENTS) steps
+  // through rows and carries nothing: its pairs are a plane apart.
+  const td::GeneratedKernel forced = td::generate_cuda(l.program, l.nargs, l.shape, 2);
+  EXPECT_FALSE(forced.marches);
+  EXPECT_FALSE(forced.carries);
+}
+
+// Summed as cuPyNumeric writes it, a plane's sum of 9 views (planes[0], planes[1]) is the sum
+// the plane before computed for the views a plane further on (planes[1], planes[2]): the marching
+// kernel carries those two sums, not 18 loads, and computes per plane only planes[2] (9 loads, 8
+// additions) and the total (2 additions, 1 multiplication). Stepping through rows, the rows' sums
+// of three views are carried the same way (6 of the 9). Their values are those of the program,
+// bit for bit (the same operations on the same values; tests/test_fusion_programs.cpp checks the
+// results against the host on GPU builds).
+TEST_F(TesseraTest, SumsOfThePlaneBeforeAreCarried) {
+  const std::int64_t m = 20;
+  const std::vector<Launched> launches = stencil27_launches(rt(), m, m, true);
+  ASSERT_FALSE(launches.empty());
+  const Launched& l = launches.back();
+  ASSERT_TRUE(l.shape.march_planes);
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  const td::GeneratedKernel march = td::generate_cuda(l.program, l.nargs, l.shape, 1);
+  ASSERT_TRUE(march.carries) << march.source;
+  const std::size_t E = td::kMarchElements;  // per thread, lanes _0, _1, ...
+  const std::string marched = after_refill(march.source, "    ");
+  EXPECT_EQ(regex_matches(march.source, R"(\n  double c\d+(_\d+)? = 0;)"), 2 * E) << march.source;
+  EXPECT_EQ(regex_matches(marched, kCarriedValue), 2 * E) << march.source;
+  EXPECT_EQ(occurrences(marched, kGlobalLoad), 9 * E) << march.source;
+  EXPECT_EQ(occurrences(marched, "el::wrap_add"), 10 * E) << march.source;
+  EXPECT_EQ(occurrences(marched, "el::wrap_mul"), E) << march.source;
+  // The refill computes the two sums of the band's first plane from their 18 loads.
+  EXPECT_EQ(occurrences(march.source, kGlobalLoad), 27 * E) << march.source;
+  // Elements past the domain's last column store nothing.
+  if (E > 1)
+    EXPECT_EQ(occurrences(marched, "if (j + " + std::to_string(td::kMarchColumns) + " < n2) *("), 1u) << march.source;
+  EXPECT_FALSE(cache.cubin(march, stats).empty()) << march.source;
+
+  const std::vector<Launched> flat_launches = stencil27_launches(rt(), 6, m, true);
+  ASSERT_FALSE(flat_launches.empty());
+  const Launched& r = flat_launches.back();
+  ASSERT_FALSE(r.shape.march_planes);
+  const td::GeneratedKernel stepped = td::generate_cuda(r.program, r.nargs, r.shape, 1);
+  const std::string rows = after_refill(stepped.source, "      ");
+  EXPECT_EQ(regex_matches(rows, kCarriedValue), 6u) << stepped.source;
+  EXPECT_EQ(occurrences(rows, kGlobalLoad), 9u) << stepped.source;
+  EXPECT_EQ(occurrences(rows, "el::wrap_add"), 3 * (2 + 2) + 2u) << stepped.source;
+  EXPECT_FALSE(cache.cubin(stepped, stats).empty()) << stepped.source;
 }
 
 // The 5-point stencil's views a row apart are 2 of its 5 loads: too few to pay for the registers

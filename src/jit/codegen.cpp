@@ -535,6 +535,59 @@ GeneratedKernel generate_batch(const std::vector<BatchPart>& parts) {
   return g;
 }
 
+// A kernel that marches through planes (KernelShape::march_planes): a block takes a tile of a
+// plane, kMarchRows rows of kMarchColumns * kMarchElements columns (a warp per row, its lanes
+// along the row: coalesced; kMarchElements per thread, kMarchColumns apart), tile blockIdx.x,
+// and steps it through a band of consecutive planes, band blockIdx.y. Values of one plane are
+// kept in registers for the next (row_carry pairs views a plane apart here; jit/carry_plan.hpp):
+// cuPyNumeric's 27-point stencil computes the sum of one plane of 9 views per step, from 9 loads,
+// and its neighbours in the rows above and below are loaded by the block's other warps in the same
+// step, so they come from L1. Stepping through rows instead, a block's 256 threads took one row
+// and the rows of the planes before and after came from L2 (ncu on an H200: L2 93% busy; docs/JIT.md).
+GeneratedKernel generate_march(const Program& program, const KernelShape& shape) {
+  static_assert(kMarchColumns * kMarchRows == kJitBlockX, "a marching block is one tile");
+  constexpr int C = kMarchColumns, R = kMarchRows, E = kMarchElements;
+  std::ostringstream s;
+  s << "// tessera fused kernel: " << program.describe() << "\n// marching through planes in tiles of " << C * E
+    << " x " << R << "\n";
+  s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
+  s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
+  s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ") tessera_fused(const KernelParams p) {\n"
+    << "  const long n0 = p.domain.n[0], n1 = p.domain.n[1], n2 = p.domain.n[2];\n"
+    << "  const long tiles = (n2 + " << C * E - 1 << ") / " << C * E << ";\n"
+    << "  const long tile1 = blockIdx.x / tiles, tile2 = blockIdx.x - tile1 * tiles;\n"
+    << "  const long i1 = tile1 * " << R << " + threadIdx.x / " << C << ", j = tile2 * " << C * E << " + threadIdx.x % "
+    << C << ";\n"
+    << "  if (i1 >= n1 || j >= n2) return;  // no barriers below\n"
+    << "  const long band = (n0 + gridDim.y - 1) / gridDim.y, first = blockIdx.y * band;\n"
+    << "  const long last = first + band < n0 ? first + band : n0;\n";
+  // A thread's elements e = 1.. of a tile past the domain's last column load that column (the
+  // same one in every plane: what they carry stays consistent) and store nothing.
+  std::vector<Lane> lanes{{"j", E > 1 ? "_0" : ""}};
+  for (int e = 1; e < E; ++e) {
+    const std::string column = "j_" + std::to_string(e), inside = "j + " + std::to_string(e * C) + " < n2";
+    s << "  const long " << column << " = " << inside << " ? j + " << e * C << " : n2 - 1;\n";
+    lanes.push_back({column, "_" + std::to_string(e), "", inside});
+  }
+  Emitter emitter(program, shape);
+  emitter.use_row_offsets();
+  emitter.carry_rows(true);
+  if (emitter.carries()) s << emitter.carry_declarations(lanes, "  ");
+  s << "  for (long i0 = first; i0 < last; ++i0) {\n" << row_offsets_of(program, shape, "    ");
+  if (emitter.carries()) s << emitter.carry_refill(lanes, "    ");
+  emitter.carried_body(s, lanes, "    ");
+  if (emitter.carries()) s << emitter.carry_updates(lanes, "    ") << "    carry = true;\n";
+  s << "  }\n}\n";
+  GeneratedKernel g;
+  g.elements = E;
+  g.carries = emitter.carries();
+  g.marches = true;
+  g.source = s.str();
+  g.hash = fnv1a(g.source);
+  g.finish_name.clear();
+  return g;
+}
+
 GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelShape& shape, int elements) {
   if (!jit_supports(program, nargs))
     raise("internal: program with ", nargs, " arguments and ", program.constants.size(),
@@ -544,6 +597,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
   if (program.nested.dim >= 0) return generate_nested(program, shape);
   if (shape.sweep_columns > 0) return generate_sweep(program, shape);
   if (!program.reduce_kinds.empty() && program.reduce_dim >= 0) return generate_along(program, shape, elements);
+  if (shape.march_planes && elements == 1 && program.reduce_kinds.empty()) return generate_march(program, shape);
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
   const int span = kJitBlockX * elements;  // columns of a block's row
   std::ostringstream s;
@@ -565,11 +619,11 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
   s << "  " << accumulators(program, "") << "\n";
   Emitter emitter(program, shape);
   emitter.use_row_offsets();
-  // The rows of a thread's band, its code for `lanes` inside: with the loads that KernelShape::
-  // row_carry pairs taken from the row before where `carry` (rows of the band are run in order).
+  // The rows of a thread's band, its code for `lanes` inside: with values taken from the row
+  // before where `carry` (rows of the band are run in order; jit/carry_plan.hpp).
   bool carries = false;
   const auto rows = [&](const std::vector<Lane>& lanes, bool carry) {
-    emitter.carry_rows(carry && !shape.flat);
+    emitter.carry_rows(carry && !shape.flat && !shape.march_planes);  // march_planes: pairs a plane apart
     carries = carries || emitter.carries();
     if (shape.flat) {  // one row: the launch has one block row, and the kernel was compiled for it
       s << "    {\n      const long i0 = 0, i1 = 0;\n";
@@ -593,7 +647,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
   // row takes from it, if that row is the next in its plane.
   const auto row_code = [&](const std::vector<Lane>& lanes) {
     if (emitter.carries()) s << emitter.carry_refill(lanes, "      ");
-    emitter.body(s, lanes, "      ");
+    emitter.carried_body(s, lanes, "      ");
     if (emitter.carries()) s << emitter.carry_updates(lanes, "      ") << "      carry = next1 != 0;\n";
   };
   if (elements == 1) {

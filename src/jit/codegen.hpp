@@ -75,6 +75,9 @@ struct GeneratedKernel {
   // Loads kept from one row for the next (KernelShape::row_carry): the launch gives each block a
   // band of several rows, as the first row of a band loads everything.
   bool carries = false;
+  // A kernel that marches through planes (KernelShape::march_planes, generate_march in codegen.cpp):
+  // launched with one block per tile of a plane (gridDim.x) and bands of planes (gridDim.y).
+  bool marches = false;
   // A sweep's kernel (generate_sweep; also a column reduction of rows of at most
   // kMaxSweepColumns): T threads per row (KernelParams::row_threads), bands of rows per block.
   bool sweep = false;
@@ -87,6 +90,12 @@ bool jit_supports(const Program& program, int nargs);
 // one for long compute-bound ones (the reasons are in codegen.cpp).
 // `shape` tells which loads are of replicated values (KernelShape{}: none).
 int elements_per_thread(const Program& program, const KernelShape& shape = {});
+
+// A plane-marching kernel's elements per thread along its row (generate_march in codegen.cpp):
+// its tile of a plane is kMarchColumns * kMarchElements columns by kMarchRows rows. Two loads
+// per view in flight per thread: on an H200 the 27-point stencil (512^3) took 0.77-0.80 ms/iter
+// with 2, 0.80-0.85 with 1 and 0.85-0.87 with 4 (docs/JIT.md, "Planes marched").
+constexpr int kMarchElements = 2;
 
 // A batch: several small programs (boundary strips) run one after the other by one block of
 // kJitBatchThreads, a barrier between them, so a part reads what the parts before it wrote.

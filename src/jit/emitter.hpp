@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "tessera/jit/carry_plan.hpp"
 #include "tessera/jit/codegen.hpp"
 #include "tessera/program/interpreter.hpp"
 #include "tessera/program/program.hpp"
@@ -211,8 +212,9 @@ inline const char* float_fn(OpCode op, bool single) {
 // that names its values (v<pc><suffix>).
 // Where per-lane accumulators are not variables of their own (the host's reductions along an
 // outer dimension fold into arrays), `acc` names them: acc<k><acc>, idx<k><acc>.
-// `guard`: a condition under which the lane's reductions fold its values ("": always); a sweep's
-// lanes past the row's end or its last row load a clamped element and fold nothing.
+// `guard`: a condition under which the lane's reductions fold its values and its stores are made
+// ("": always); a sweep's lanes past the row's end or its last row, and a marching tile's past
+// the last column, load a clamped element and fold and store nothing.
 struct Lane {
   Lane(std::string c, std::string s, std::string a = "", std::string g = "")
       : column(std::move(c)), suffix(std::move(s)), acc(std::move(a)), guard(std::move(g)) {}
@@ -275,47 +277,62 @@ class Emitter {
   void set_per_lane(bool on) { per_lane_ = on; }
   void share_below(int pc) { shared_below_ = pc; }
   void reuse_loads_below(int pc) { reuse_below_ = pc; }
-  // Loads of arguments that KernelShape::row_carry pairs read c<b><lane suffix>, what the row
-  // before loaded of their partner b (the previous row was (i0, i1 - 1), run by this thread at the
-  // same columns). The generator declares them (carry_declarations), loads them itself where the
-  // row before did not run (carry_refill: `carry` false), and keeps each row's values for the
-  // next (carry_updates). One warp-uniform branch per row: a conditional per load (`carry ? c :
-  // *p`) made the 27-point stencil issue-bound (ncu on an H200: 76% SM throughput).
-  void carry_rows(bool on) { carry_ = on; }
-  bool carries() const { return sources() != 0; }
+  // Rows run in order by a thread at the same columns (the row before was (i0, i1 - 1), or the
+  // plane before (i0 - 1, i1) in the plane-marching kernel: KernelShape::row_carry pairs views
+  // that far apart) keep values from one row for the next (jit/carry_plan.hpp): a root's value is
+  // c<q><lane suffix>, what the row before computed as its partner q, and nothing the root reads
+  // is computed. The generator declares the registers (carry_declarations), computes them itself
+  // where the row before did not run (carry_refill: `carry` false) and keeps each row's values
+  // for the next (carry_updates). One warp-uniform branch per row: a conditional per load (`carry
+  // ? c : *p`) made the 27-point stencil issue-bound (ncu on an H200: 76% SM throughput).
+  void carry_rows(bool on) { plan_ = on ? plan_carry(p_, shape_) : CarryPlan{}; }
+  bool carries() const { return !plan_.empty(); }
   std::string carry_declarations(const std::vector<Lane>& lanes, const std::string& indent) const {
-    return per_carried_register(lanes, indent,
-                                [&](int b, const Lane& lane) {
-                                  return std::string(ctype(p_.code[first_load(b)].type)) + " c" + std::to_string(b) +
-                                         lane.suffix + " = 0";
-                                }) +
-           indent + "bool carry = false;\n";
+    std::ostringstream out;
+    for (int q : plan_.registers)
+      for (const Lane& lane : lanes) out << indent << value_type(q) << " c" << q << lane.suffix << " = 0;\n";
+    out << indent << "bool carry = false;\n";
+    return out.str();
   }
-  std::string carry_refill(const std::vector<Lane>& lanes, const std::string& indent) const {
+  std::string carry_refill(const std::vector<Lane>& lanes, const std::string& indent) {
     std::ostringstream out;
     out << indent << "if (!carry) {\n";
-    for (int a = 0; a < kMaxArgs; ++a)
-      if (const int b = carried_from(a); b >= 0)
-        for (const Lane& lane : lanes)
-          out << indent << "  c" << b << lane.suffix << " = " << global_load(a, lane.column) << ";\n";
+    only_ = &plan_.refilled;
+    body(out, lanes, indent + "  ");
+    only_ = nullptr;
+    for (std::size_t k = 0; k < plan_.registers.size(); ++k)
+      for (const Lane& lane : lanes)
+        out << indent << "  c" << plan_.registers[k] << lane.suffix << " = v" << plan_.refill_from[k] << lane.suffix
+            << ";\n";
     out << indent << "}\n";
     return out.str();
   }
+  // A carried row's code: the roots read their registers, what only they read is left out.
+  void carried_body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent) {
+    if (!carries()) return body(out, lanes, indent);
+    only_ = &plan_.emitted;
+    carrying_ = true;
+    body(out, lanes, indent);
+    only_ = nullptr;
+    carrying_ = false;
+  }
   std::string carry_updates(const std::vector<Lane>& lanes, const std::string& indent) const {
-    return per_carried_register(lanes, indent, [&](int b, const Lane& lane) {
-      return "c" + std::to_string(b) + lane.suffix + " = v" + std::to_string(first_load(b)) + lane.suffix;
-    });
+    std::ostringstream out;
+    for (int q : plan_.registers)
+      for (const Lane& lane : lanes) out << indent << "c" << q << lane.suffix << " = v" << q << lane.suffix << ";\n";
+    return out.str();
   }
   // Instructions [pc0, pc1) (a nested reduction's inner or outer code); registers defined before
   // pc0 keep their names.
   void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent, int pc0, int n) {
+    const auto emits = [&](int pc) { return only_ == nullptr || (*only_)[pc]; };
     for (int pc = pc0; pc < n; ++pc)  // loads read no register: their lines need no renaming state
-      if (p_.code[pc].op == OpCode::Load)
+      if (p_.code[pc].op == OpCode::Load && emits(pc))
         for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
     if (pc0 == 0) current_.assign(static_cast<std::size_t>(p_.registers), -1);
     for (int pc = pc0; pc < n; ++pc) {
       const Instr& in = p_.code[pc];
-      if (in.op != OpCode::Load)
+      if (in.op != OpCode::Load && emits(pc))
         for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
       // After every lane's line: an instruction may read the register it redefines.
       if (defines_register(in.op)) current_[in.dst] = pc;
@@ -373,6 +390,10 @@ class Emitter {
     std::ostringstream out;
     const Instr& in = p_.code[pc];
     const char* T = ctype(in.type);
+    if (carrying_ && plan_.root[pc]) {
+      out << define(pc, lane, value_type(pc)) << "c" << plan_.partner[pc] << lane.suffix << ";\n";
+      return out.str();
+    }
     switch (in.op) {
       case OpCode::Load:
         out << define(pc, lane, T);
@@ -393,10 +414,6 @@ class Emitter {
           return out.str();
         }
         if (staged_ >> in.a & 1) out << "staged ? staged" << in.a << "[jo * nD + ji] : ";
-        if (const int b = carried_from(in.a); b >= 0) {
-          out << "c" << b << lane.suffix << ";\n";
-          return out.str();
-        }
         out << global_load(in.a, lane.column) << ";\n";
         return out.str();
       case OpCode::Store:
@@ -404,6 +421,7 @@ class Emitter {
           out << row_element(in.a, lane.column) << " = " << reg(in.b, lane) << ";\n";
           return out.str();
         }
+        if (!lane.guard.empty()) out << "if (" << lane.guard << ") ";
         out << "*(" << pointer(in.a, lane.column, T) << ") = " << reg(in.b, lane) << ";\n";
         return out.str();
       case OpCode::Const: out << define(pc, lane, T) << constant(in.a, in.type) << ";\n"; return out.str();
@@ -613,29 +631,12 @@ class Emitter {
       if (p_.code[pc].op == OpCode::Load && p_.code[pc].a == a) return pc;
     return -1;
   }
-  // The argument whose previous row argument a's load takes (KernelShape::row_carry), or -1:
-  // only where both are loaded as the same type.
-  int carried_from(int a) const {
-    if (!carry_ || !shape_.row_carry[a]) return -1;
-    const int b = shape_.row_carry[a] - 1, pa = first_load(a), pb = first_load(b);
-    return pa >= 0 && pb >= 0 && p_.code[pa].type == p_.code[pb].type ? b : -1;
-  }
-  // One statement `line(b, lane);` per carried register c<b><lane suffix>.
-  template <class Line>
-  std::string per_carried_register(const std::vector<Lane>& lanes, const std::string& indent, Line line) const {
-    std::ostringstream out;
-    const std::uint64_t from = sources();
-    for (int b = 0; b < kMaxArgs; ++b)
-      if (from >> b & 1)
-        for (const Lane& lane : lanes) out << indent << line(b, lane) << ";\n";
-    return out.str();
-  }
-  // Arguments whose loads a carried load takes in the next row.
-  std::uint64_t sources() const {
-    std::uint64_t from = 0;
-    for (int a = 0; a < kMaxArgs; ++a)
-      if (const int b = carried_from(a); b >= 0) from |= std::uint64_t(1) << b;
-    return from;
+  // The C++ type of instruction pc's value.
+  const char* value_type(int pc) const {
+    const OpCode op = p_.code[pc].op;
+    if (yields_bool(op)) return "bool";
+    if (op == OpCode::Index || op == OpCode::Coord) return "long";
+    return ctype(p_.code[pc].type);
   }
 
   const Program& p_;
@@ -646,7 +647,9 @@ class Emitter {
   bool staged_certain_ = false;
   std::uint64_t hoisted_ = 0;
   bool row_offsets_ = false;
-  bool carry_ = false;
+  CarryPlan plan_;
+  bool carrying_ = false;                    // roots read their registers
+  const std::vector<char>* only_ = nullptr;  // the instructions body() emits (null: all)
   int shared_below_ = 0;
   int reuse_below_ = 0;
   std::vector<int> current_;  // register -> pc of its current definition

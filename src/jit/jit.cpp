@@ -40,6 +40,7 @@ struct JitKernel {
   int elements = 1;             // per thread and row (GeneratedKernel::elements)
   std::uint64_t staged = 0;     // nested reductions: arguments staged in shared memory
   bool carries = false;         // GeneratedKernel::carries
+  bool marches = false;         // GeneratedKernel::marches
   bool sweep = false;           // GeneratedKernel::sweep
 };
 
@@ -54,6 +55,10 @@ constexpr std::int64_t kRowBlocks = 65536;
 // Rows per band at least, for a kernel that keeps loads from one row for the next
 // (GeneratedKernel::carries): the first row of each band loads everything.
 constexpr std::int64_t kCarryBand = 16;
+// A kernel that marches through planes (GeneratedKernel::marches): about kMarchBlocks blocks, each
+// a tile of a band of at least kMarchBand planes (its first plane loads every view).
+constexpr std::int64_t kMarchBlocks = 16384;
+constexpr std::int64_t kMarchBand = 16;
 
 class Jit {
  public:
@@ -139,6 +144,7 @@ class Jit {
     k.elements = g.elements;
     k.staged = g.staged;
     k.carries = g.carries;
+    k.marches = g.marches;
     k.sweep = g.sweep;
     check(cuModuleLoadData(&k.module, k.cubin.data()), "cuModuleLoadData");
     check(cuModuleGetFunction(&k.main, k.module, g.main_name.c_str()), "cuModuleGetFunction");
@@ -164,6 +170,7 @@ class Jit {
     if (program.nested.dim >= 0) return launch_nested(k, program, p, target, label);
     if (k.sweep) return launch_sweep(k, program, p, target, label);
     if (!program.reduce_kinds.empty() && program.reduce_dim >= 0) return launch_along(k, program, p, target, label);
+    if (k.marches) return launch_march(k, p, label);
     const PartialsView& partials = target.partials;
     const std::int64_t rows = domain.n[0] * domain.n[1];
     const std::int64_t span = std::int64_t(kJitBlockX) * k.elements;  // columns of one block's row
@@ -196,6 +203,24 @@ class Jit {
     }
     Kokkos::Tools::endParallelFor(id);
     recycle(std::move(block_partials));  // stream-ordered: the next user runs after these kernels
+  }
+
+  // A kernel marching through planes (jit/codegen.cpp, generate_march): a block per tile of a plane, bands of planes.
+  void launch_march(const JitKernel& k, KernelParams& p, const std::string& label) {
+    const std::int64_t* n = p.domain.n;
+    const std::int64_t W = std::int64_t(kMarchColumns) * k.elements;  // a tile's columns
+    const std::int64_t tiles = ((n[2] + W - 1) / W) * ((n[1] + kMarchRows - 1) / kMarchRows);
+    if (tiles == 0 || n[0] == 0) return;
+    const std::int64_t bands =
+        std::clamp<std::int64_t>(kMarchBlocks / tiles, 1, std::clamp<std::int64_t>(n[0] / kMarchBand, 1, 65535));
+    const CUstream stream = reinterpret_cast<CUstream>(ExecSpace().cuda_stream());
+    void* params[] = {&p};
+    std::uint64_t id = 0;
+    Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(ExecSpace()), &id);
+    check(cuLaunchKernel(k.main, static_cast<unsigned>(tiles), static_cast<unsigned>(bands), 1, kJitBlockX, 1, 1, 0,
+                         stream, params, nullptr),
+          "cuLaunchKernel");
+    Kokkos::Tools::endParallelFor(id);
   }
 
   // The finish kernel (jit/codegen.cpp, finish_kernel): p.count outputs of p.chunks partials each, `lanes`

@@ -564,29 +564,45 @@ KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& ar
     for (std::size_t s = 0; s < args.size() && !written; ++s) written = (stored >> s & 1) && args[s].ptr == args[a].ptr;
     if (!written) carriable |= std::uint64_t(1) << a;
   }
-  for (std::size_t a = 0; a < args.size(); ++a) {
-    if (!(carriable >> a & 1)) continue;
-    const Accessor& x = args[a];
-    for (std::size_t b = 0; b < args.size(); ++b) {
-      const Accessor& y = args[b];
-      if (b != a && (carriable >> b & 1) && y.ptr == x.ptr && y.origin == x.origin + x.stride[1] &&
-          y.stride[0] == x.stride[0] && y.stride[1] == x.stride[1] && y.stride[2] == x.stride[2]) {
-        shape.row_carry[a] = static_cast<std::uint8_t>(b + 1);
-        break;
-      }
-    }
-  }
-  // Worth it only where most loads come from the row before. Carrying costs registers (the
-  // 27-point stencil's kernel 32 -> 58) and longer bands (jit.cpp, kCarryBand): on an H200 the
-  // 27-point stencil, 18 of 27 loads carried, ran 21% faster, but the 5-point stencil (2 of 5)
-  // 9% and the shallow-water step (12 of 24, 6 of 27, 9 of 39) 6% slower (docs/JIT.md).
   std::uint64_t loaded = 0;
   for (const Instr& in : program.code)
     if (in.op == OpCode::Load && !(shape.scalar >> in.a & 1)) loaded |= std::uint64_t(1) << in.a;
-  int loads = 0, paired = 0;
-  for (std::size_t a = 0; a < args.size(); ++a)
-    if (loaded >> a & 1) ++loads, paired += shape.row_carry[a] != 0;
-  if (3 * paired < 2 * loads) std::fill(std::begin(shape.row_carry), std::end(shape.row_carry), std::uint8_t(0));
+  // Pairs of views `along` apart (a row: stride[1]; a plane: stride[0]) into shape.row_carry;
+  // returns how many of the program's loaded arguments are paired.
+  const auto pair = [&](int along) {
+    std::fill(std::begin(shape.row_carry), std::end(shape.row_carry), std::uint8_t(0));
+    int paired = 0;
+    for (std::size_t a = 0; a < args.size(); ++a) {
+      const Accessor& x = args[a];
+      if (!(carriable >> a & 1) || x.stride[along] == 0) continue;
+      for (std::size_t b = 0; b < args.size(); ++b) {
+        const Accessor& y = args[b];
+        if (b != a && (carriable >> b & 1) && y.ptr == x.ptr && y.origin == x.origin + x.stride[along] &&
+            y.stride[0] == x.stride[0] && y.stride[1] == x.stride[1] && y.stride[2] == x.stride[2]) {
+          shape.row_carry[a] = static_cast<std::uint8_t>(b + 1);
+          paired += loaded >> a & 1;
+          break;
+        }
+      }
+    }
+    return paired;
+  };
+  // Worth it only where most loads come from the row (or plane) before. Carrying costs registers
+  // (carrying loads, the 27-point stencil's kernel went from 32 to 58) and longer bands (jit.cpp,
+  // kCarryBand): on an H200 the 27-point stencil, 18 of 27 loads carried, ran 21% faster, but the
+  // 5-point stencil (2 of 5) 9% and the shallow-water step (12 of 24, 6 of 27, 9 of 39) 6% slower
+  // (docs/JIT.md). The plane-marching kernel, where it applies, was faster than rows for the
+  // 27-point stencil (0.77-0.80 against 0.84-0.85 ms/iter at 512^3, docs/JIT.md "Planes marched").
+  int loads = 0;
+  for (std::uint64_t rest = loaded; rest != 0; rest &= rest - 1) ++loads;
+  // A tile's rows idle where a plane has fewer (jit/codegen.cpp, generate_march).
+  const bool may_march = program.reduce_kinds.empty() && loads >= kMinMarchLoads && domain.n[0] >= kMinMarchPlanes &&
+                         domain.n[1] >= kMarchRows;
+  if (may_march && 3 * pair(0) >= 2 * loads) {
+    shape.march_planes = true;
+    return shape;
+  }
+  if (3 * pair(1) < 2 * loads) std::fill(std::begin(shape.row_carry), std::end(shape.row_carry), std::uint8_t(0));
   return shape;
 }
 

@@ -40,6 +40,15 @@ constexpr std::int64_t kMaxFixedNestedExtent = 16;
 // The largest |column_shift| (KernelShape::column_of): a stencil's reach along a row.
 constexpr std::int64_t kMaxColumnShift = 16;
 
+// Plane marching (KernelShape::march_planes): a block's threads, kMarchColumns along a row (a
+// warp) by kMarchRows rows (each thread takes kMarchElements of its row: jit/codegen.hpp), and
+// the least loads and planes of a program that marches (programs of more than 8 loads run one
+// element per thread in the rows' kernel: jit/codegen.cpp, elements_per_thread).
+constexpr int kMarchColumns = 32;
+constexpr int kMarchRows = 8;
+constexpr int kMinMarchLoads = 9;
+constexpr std::int64_t kMinMarchPlanes = 8;
+
 // What a launch lets a compiled kernel assume, part of the kernel's identity: a flat domain (one
 // row: i0 = i1 = 0), arguments with stride 1 along the last dimension (every row-major layout) and
 // replicated ones (offset 0). The address arithmetic they save is a large part of a kernel that
@@ -63,6 +72,14 @@ struct KernelShape {
   // the program's loaded arguments are paired: a 27-point stencil loads 9 of its 27 views per
   // row instead of 27.
   std::uint8_t row_carry[kMaxArgs] = {};
+  // The kernel marches through planes rather than rows (jit/codegen.cpp, generate_march): a block
+  // takes a tile of a plane and steps it through a band of consecutive planes, and row_carry
+  // pairs views a *plane* apart (element (i0 + 1, i1, j) of a is element (i0, i1, j) of b).
+  // Chosen over rows for programs of at least kMinMarchLoads loads without reductions whose loads
+  // are at least two thirds paired that way, on domains of at least kMinMarchPlanes planes of
+  // kMarchRows rows: a 27-point stencil's neighbours in the rows above and below are then loaded
+  // by the same block in the same step (from L1), not by other blocks (from L2).
+  bool march_planes = false;
   // column_of[a] = b + 1: argument a is argument b (b < a) shifted by column_shift[a] elements
   // along the last dimension (views of one store in one row: a stencil's left and right
   // neighbours; both stride 1 there), so a kernel addresses a from b's address plus a literal,
@@ -84,9 +101,10 @@ struct KernelShape {
   // replicated: logistic regression's w), so its address has no row part.
   std::uint64_t row_invariant = 0;
   friend bool operator==(const KernelShape& a, const KernelShape& b) {
-    return a.flat == b.flat && a.sweep_columns == b.sweep_columns && a.row_invariant == b.row_invariant &&
-           a.unit == b.unit && a.scalar == b.scalar && a.invariant == b.invariant &&
-           a.nested_extent == b.nested_extent && std::memcmp(a.same_rows, b.same_rows, sizeof a.same_rows) == 0 &&
+    return a.flat == b.flat && a.march_planes == b.march_planes && a.sweep_columns == b.sweep_columns &&
+           a.row_invariant == b.row_invariant && a.unit == b.unit && a.scalar == b.scalar &&
+           a.invariant == b.invariant && a.nested_extent == b.nested_extent &&
+           std::memcmp(a.same_rows, b.same_rows, sizeof a.same_rows) == 0 &&
            std::memcmp(a.row_carry, b.row_carry, sizeof a.row_carry) == 0 &&
            std::memcmp(a.column_of, b.column_of, sizeof a.column_of) == 0 &&
            std::memcmp(a.column_shift, b.column_shift, sizeof a.column_shift) == 0;

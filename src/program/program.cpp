@@ -81,4 +81,30 @@ std::string Program::describe() const {
   return out.str();
 }
 
+int register_sources(const Program& p, const Instr& in, int* out) {
+  int k = 0;
+  switch (in.op) {
+    case OpCode::Load:
+    case OpCode::Const:
+    case OpCode::Index:
+    case OpCode::Coord:
+    case OpCode::NestedResult:
+    case OpCode::ReduceResult: break;
+    case OpCode::NestedReduce:
+      out[k++] = in.a;
+      if (is_arg(p.nested.kind)) out[k++] = in.b;
+      break;
+    case OpCode::Store: out[k++] = in.b; break;
+    case OpCode::Where: out[k++] = in.a, out[k++] = in.b, out[k++] = in.c; break;
+    case OpCode::ReduceArg: out[k++] = in.a, out[k++] = in.b; break;
+    case OpCode::Random:
+    case OpCode::Cast:
+    case OpCode::Reduce: out[k++] = in.a; break;
+    default:
+      out[k++] = in.a;
+      if (is_binary(in.op)) out[k++] = in.b;
+  }
+  return k;
+}
+
 }  // namespace tessera::detail

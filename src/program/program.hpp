@@ -164,4 +164,7 @@ constexpr std::int64_t kMaxSweepColumns = 128;
 // The accumulator slots whose values are the program's outputs (not a sweep's row slots).
 inline int output_slots(const Program& p) { return static_cast<int>(p.reduce_kinds.size()) - p.row_slots; }
 
+// The registers instruction `in` of program `p` reads (into out, at most 3); returns how many.
+int register_sources(const Program& p, const Instr& in, int* out);
+
 }  // namespace tessera::detail
