@@ -67,9 +67,10 @@ CarryPlan plan_carry(const Program& program, const KernelShape& shape) {
     bool all_invariant = true, all_partnered = true;
     int want[3];
     for (int j = 0; j < sources[pc]; ++j) {
-      all_invariant = all_invariant && invariant[defs[pc][j]];
-      all_partnered = all_partnered && plan.partner[defs[pc][j]] >= 0;
-      if (all_partnered) want[j] = canonical(plan.partner[defs[pc][j]]);
+      const int d = defs[pc][j];  // -1: a register read before it is written (codegen raises)
+      all_invariant = all_invariant && d >= 0 && invariant[d];
+      all_partnered = all_partnered && d >= 0 && plan.partner[d] >= 0;
+      if (all_partnered) want[j] = canonical(plan.partner[d]);
     }
     if (all_invariant) {
       invariant[pc] = 1;
