@@ -791,6 +791,8 @@ TEST_F(TesseraTest, SumsOfThePlaneBeforeAreCarried) {
   EXPECT_EQ(occurrences(marched, "el::wrap_mul"), E) << march.source;
   // The refill computes the two sums of the band's first plane from their 18 loads.
   EXPECT_EQ(occurrences(march.source, kGlobalLoad), 27 * E) << march.source;
+  // Six blocks resident per SM (at most 40 registers a thread: the kernel waits on memory).
+  EXPECT_NE(march.source.find("__launch_bounds__(256, 6)"), std::string::npos) << march.source;
   // Elements past the domain's last column store nothing.
   if (E > 1)
     EXPECT_EQ(occurrences(marched, "if (j + " + std::to_string(td::kMarchColumns) + " < n2) *("), 1u) << march.source;

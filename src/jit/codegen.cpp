@@ -544,6 +544,12 @@ GeneratedKernel generate_batch(const std::vector<BatchPart>& parts) {
 // and its neighbours in the rows above and below are loaded by the block's other warps in the same
 // step, so they come from L1. Stepping through rows instead, a block's 256 threads took one row
 // and the rows of the planes before and after came from L2 (ncu on an H200: L2 93% busy; docs/JIT.md).
+// Blocks of a marching kernel resident per SM at least (__launch_bounds__): at most 40 registers
+// a thread. The kernel waits on memory latency, and the registers the compiler chose on its own
+// (62) held occupancy to 48%: with 6 blocks 73%, no spills, and the 27-point stencil at 512^3
+// 0.741-0.768 ms/iter against 0.776-0.791 on an H200 (docs/JIT.md, "Planes marched").
+constexpr int kMarchBlocksPerSM = 6;
+
 GeneratedKernel generate_march(const Program& program, const KernelShape& shape) {
   static_assert(kMarchColumns * kMarchRows == kJitBlockX, "a marching block is one tile");
   constexpr int C = kMarchColumns, R = kMarchRows, E = kMarchElements;
@@ -552,7 +558,8 @@ GeneratedKernel generate_march(const Program& program, const KernelShape& shape)
     << " x " << R << "\n";
   s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
   s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
-  s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ") tessera_fused(const KernelParams p) {\n"
+  s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ", " << kMarchBlocksPerSM
+    << ") tessera_fused(const KernelParams p) {\n"
     << "  const long n0 = p.domain.n[0], n1 = p.domain.n[1], n2 = p.domain.n[2];\n"
     << "  const long tiles = (n2 + " << C * E - 1 << ") / " << C * E << ";\n"
     << "  const long tile1 = blockIdx.x / tiles, tile2 = blockIdx.x - tile1 * tiles;\n"
