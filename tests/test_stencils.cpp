@@ -20,7 +20,6 @@ struct Host3 {
   std::int64_t n, m, k;
   std::vector<double> v;
   double& operator()(std::int64_t i, std::int64_t j, std::int64_t l) { return v[(i * m + j) * k + l]; }
-  double operator()(std::int64_t i, std::int64_t j, std::int64_t l) const { return v[(i * m + j) * k + l]; }
 };
 
 // 5-point Jacobi, a new array every step.
