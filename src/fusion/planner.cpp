@@ -1557,7 +1557,6 @@ class Planner {
   }
 
   // Linear scan over the straight-line code: a register is reused once its last reader has run.
-
   static void allocate_registers(Program& p) {
     const int n = p.registers;
     std::vector<int> last_use(n, -1);

@@ -34,17 +34,17 @@ CarryPlan plan_carry(const Program& program, const KernelShape& shape) {
   }
   // One instruction per value where the program repeats it: the first load of an argument not
   // written by the program, the first constant of an index.
-  const auto canonical = [&](int pc) {
+  std::vector<int> canonical(n);
+  for (int pc = 0; pc < n; ++pc) {
     const Instr& in = code[pc];
-    if (in.op == OpCode::Load && !(stored >> in.a & 1)) {
-      for (int q = 0; q < pc; ++q)
-        if (code[q].op == OpCode::Load && code[q].a == in.a && code[q].type == in.type) return q;
-    } else if (in.op == OpCode::Const) {
-      for (int q = 0; q < pc; ++q)
-        if (code[q].op == OpCode::Const && code[q].a == in.a && code[q].type == in.type) return q;
-    }
-    return pc;
-  };
+    const bool repeats = (in.op == OpCode::Load && !(stored >> in.a & 1)) || in.op == OpCode::Const;
+    canonical[pc] = pc;
+    for (int q = 0; repeats && q < pc; ++q)
+      if (code[q].op == in.op && code[q].a == in.a && code[q].type == in.type) {
+        canonical[pc] = q;
+        break;
+      }
+  }
   std::vector<char> invariant(n, 0);  // the same value in every row
   for (int pc = 0; pc < n; ++pc) {
     const Instr& in = code[pc];
@@ -52,7 +52,7 @@ CarryPlan plan_carry(const Program& program, const KernelShape& shape) {
     if (in.op == OpCode::Const ||
         (in.op == OpCode::Load && !(stored & bit) && ((shape.scalar | shape.row_invariant) & bit))) {
       invariant[pc] = 1;
-      plan.partner[pc] = canonical(pc);
+      plan.partner[pc] = canonical[pc];
       continue;
     }
     if (in.op == OpCode::Load) {
@@ -70,7 +70,7 @@ CarryPlan plan_carry(const Program& program, const KernelShape& shape) {
       const int d = defs[pc][j];  // -1: a register read before it is written (codegen raises)
       all_invariant = all_invariant && d >= 0 && invariant[d];
       all_partnered = all_partnered && d >= 0 && plan.partner[d] >= 0;
-      if (all_partnered) want[j] = canonical(plan.partner[d]);
+      if (all_partnered) want[j] = canonical[plan.partner[d]];
     }
     if (all_invariant) {
       invariant[pc] = 1;
@@ -82,7 +82,7 @@ CarryPlan plan_carry(const Program& program, const KernelShape& shape) {
       const Instr& c = code[q];
       if (c.op != in.op || c.type != in.type || c.from != in.from) continue;
       bool same = true;
-      for (int j = 0; j < sources[pc] && same; ++j) same = defs[q][j] >= 0 && canonical(defs[q][j]) == want[j];
+      for (int j = 0; j < sources[pc] && same; ++j) same = defs[q][j] >= 0 && canonical[defs[q][j]] == want[j];
       if (same) plan.partner[pc] = q;
     }
   }

@@ -82,6 +82,13 @@ int elements_per_thread(const Program& program, const KernelShape& shape) {
 
 namespace {
 
+// What every kernel's source starts with: the parameter block's capacities, the standard library
+// declarations, element_ops.hpp and the parameter block.
+std::string kernel_prelude() {
+  return "#define KMAX_CONSTANTS " + std::to_string(kMaxJitConstants) + "\n#define KMAX_ARGS " +
+         std::to_string(kMaxArgs) + "\n" + kStdPrelude + kCudaPrelude + element_ops_body() + kParams;
+}
+
 // The chunks of each output of the first `slots` slots (generate_along's and generate_sweep's
 // second kernel; a full reduction's too, as one output whose chunks are the blocks). p.finish_lanes (L, finish_lanes in
 // codegen.hpp) threads share an output: lane s folds chunks s, s + L, s + 2 L, ... in order, then the lanes' values are
@@ -140,8 +147,7 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// " << elements << " element(s) per thread\n";
-  s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
-  s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
+  s << kernel_prelude();
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
     << ") tessera_fused(const KernelParams p) {\n"
        "  const long n1 = p.domain.n[1], n2 = p.domain.n[2];\n";
@@ -269,8 +275,7 @@ GeneratedKernel generate_sweep(const Program& program, const KernelShape& shape)
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// a sweep: rows of " << columns << ", " << T
     << " thread(s) per row\n";
-  s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
-  s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
+  s << kernel_prelude();
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ", " << kSweepBlocksPerSM
     << ") tessera_fused(const KernelParams p) {\n"
     << "  const long n1 = p.domain.n[1];\n  constexpr long n2 = " << columns << ";\n  const long i0 = 0;\n"
@@ -368,8 +373,7 @@ GeneratedKernel generate_nested(const Program& program, const KernelShape& shape
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// one output per thread (a nested reduction)\n";
-  s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
-  s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
+  s << kernel_prelude();
   // Staged: the invariant arguments the inner code loads (outputs along dimension 0 only), each
   // once, with the type it is loaded as.
   std::uint64_t staged = 0;
@@ -556,8 +560,7 @@ GeneratedKernel generate_march(const Program& program, const KernelShape& shape)
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// marching through planes in tiles of " << C * E
     << " x " << R << "\n";
-  s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
-  s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
+  s << kernel_prelude();
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ", " << kMarchBlocksPerSM
     << ") tessera_fused(const KernelParams p) {\n"
     << "  const long n0 = p.domain.n[0], n1 = p.domain.n[1], n2 = p.domain.n[2];\n"
@@ -581,9 +584,7 @@ GeneratedKernel generate_march(const Program& program, const KernelShape& shape)
   emitter.carry_rows(true);
   if (emitter.carries()) s << emitter.carry_declarations(lanes, "  ");
   s << "  for (long i0 = first; i0 < last; ++i0) {\n" << row_offsets_of(program, shape, "    ");
-  if (emitter.carries()) s << emitter.carry_refill(lanes, "    ");
-  emitter.carried_body(s, lanes, "    ");
-  if (emitter.carries()) s << emitter.carry_updates(lanes, "    ") << "    carry = true;\n";
+  emitter.carried_row(s, lanes, "    ", "true");
   s << "  }\n}\n";
   GeneratedKernel g;
   g.elements = E;
@@ -609,8 +610,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
   const int span = kJitBlockX * elements;  // columns of a block's row
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// " << elements << " element(s) per thread\n";
-  s << "#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n";
-  s << kStdPrelude << kCudaPrelude << element_ops_body() << kParams;
+  s << kernel_prelude();
   // Element e (< elements) of a thread is at column j + e * kJitBlockX: every load and store of a
   // warp stays one coalesced access. Long programs that do not reduce are bound by their
   // arithmetic's latency (the shallow-water step's interior, recomputing its half steps, took 74
@@ -650,18 +650,11 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
     }
     s << row_offsets_of(program, shape, "      ");
   };
-  // A row's code for `lanes`; where it carries, the refill before it and, after it, what the next
-  // row takes from it, if that row is the next in its plane.
-  const auto row_code = [&](const std::vector<Lane>& lanes) {
-    if (emitter.carries()) s << emitter.carry_refill(lanes, "      ");
-    emitter.carried_body(s, lanes, "      ");
-    if (emitter.carries()) s << emitter.carry_updates(lanes, "      ") << "      carry = next1 != 0;\n";
-  };
   if (elements == 1) {
     const std::vector<Lane> lanes{{"j", ""}};
     s << "  if (j < n2) {\n";
     rows(lanes, true);
-    row_code(lanes);
+    emitter.carried_row(s, lanes, "      ", "next1 != 0");  // the next row carries if it is in this plane
     s << "    }\n  }\n";
   } else {
     // Every element of the thread inside the row (every block of a row but maybe the last): no
@@ -676,7 +669,7 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
       if (e) s << " + " << e * kJitBlockX;
     }
     s << ";\n";
-    row_code(lanes);
+    emitter.carried_row(s, lanes, "      ", "next1 != 0");
     // The ragged end of a row: the elements inside it, one after the other. Rare (one thread
     // column per row), so the loop is not unrolled: one more copy of the program, not several;
     // and it carries nothing between rows.

@@ -281,9 +281,9 @@ class Emitter {
   // plane before (i0 - 1, i1) in the plane-marching kernel: KernelShape::row_carry pairs views
   // that far apart) keep values from one row for the next (jit/carry_plan.hpp): a root's value is
   // c<q><lane suffix>, what the row before computed as its partner q, and nothing the root reads
-  // is computed. The generator declares the registers (carry_declarations), computes them itself
-  // where the row before did not run (carry_refill: `carry` false) and keeps each row's values
-  // for the next (carry_updates). One warp-uniform branch per row: a conditional per load (`carry
+  // is computed. The generator declares the registers (carry_declarations) and emits each row
+  // through carried_row, which computes them where the row before did not run (`carry` false)
+  // and keeps each row's values for the next. One warp-uniform branch per row: a conditional per load (`carry
   // ? c : *p`) made the 27-point stencil issue-bound (ncu on an H200: 76% SM throughput).
   void carry_rows(bool on) { plan_ = on ? plan_carry(p_, shape_) : CarryPlan{}; }
   bool carries() const { return !plan_.empty(); }
@@ -294,33 +294,29 @@ class Emitter {
     out << indent << "bool carry = false;\n";
     return out.str();
   }
-  std::string carry_refill(const std::vector<Lane>& lanes, const std::string& indent) {
-    std::ostringstream out;
+  // A row's code (`body`) where the row before may have run. Carrying: where it did not (`carry`
+  // false), the roots' values computed from loads into their registers (the refill); the row's
+  // code with the roots reading them and what only they read left out; then each register takes
+  // its partner's value for the next row, and `carry` becomes `carry_next`.
+  void carried_row(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent,
+                   const std::string& carry_next) {
+    if (!carries()) return body(out, lanes, indent);
     out << indent << "if (!carry) {\n";
     only_ = &plan_.refilled;
     body(out, lanes, indent + "  ");
-    only_ = nullptr;
     for (std::size_t k = 0; k < plan_.registers.size(); ++k)
       for (const Lane& lane : lanes)
         out << indent << "  c" << plan_.registers[k] << lane.suffix << " = v" << plan_.refill_from[k] << lane.suffix
             << ";\n";
     out << indent << "}\n";
-    return out.str();
-  }
-  // A carried row's code: the roots read their registers, what only they read is left out.
-  void carried_body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent) {
-    if (!carries()) return body(out, lanes, indent);
     only_ = &plan_.emitted;
     carrying_ = true;
     body(out, lanes, indent);
     only_ = nullptr;
     carrying_ = false;
-  }
-  std::string carry_updates(const std::vector<Lane>& lanes, const std::string& indent) const {
-    std::ostringstream out;
     for (int q : plan_.registers)
       for (const Lane& lane : lanes) out << indent << "c" << q << lane.suffix << " = v" << q << lane.suffix << ";\n";
-    return out.str();
+    out << indent << "carry = " << carry_next << ";\n";
   }
   // Instructions [pc0, pc1) (a nested reduction's inner or outer code); registers defined before
   // pc0 keep their names.
