@@ -60,11 +60,12 @@ const std::vector<char>& KernelCache::cubin(const GeneratedKernel& kernel, Stats
   return memory_.emplace(k, std::move(image)).first->second;
 }
 
-std::vector<char> KernelCache::compile(const std::string& source) {
+std::vector<char> KernelCache::compile(const std::string& source, Stage stage) {
   const auto start = std::chrono::steady_clock::now();
   nvrtcProgram prog;
   check(nvrtcCreateProgram(&prog, source.c_str(), "tessera_fused.cu", 0, nullptr, nullptr), "nvrtcCreateProgram");
-  const std::string arch = "--gpu-architecture=sm_" + std::to_string(arch_);
+  const std::string arch = std::string(stage == Stage::Ptx ? "--gpu-architecture=compute_" : "--gpu-architecture=sm_") +
+                           std::to_string(arch_);
   const char* options[] = {arch.c_str(), "-std=c++17"};
   const nvrtcResult result = nvrtcCompileProgram(prog, 2, options);
   if (result != NVRTC_SUCCESS) {
@@ -76,9 +77,16 @@ std::vector<char> KernelCache::compile(const std::string& source) {
     raise("NVRTC could not compile a fused kernel (", nvrtcGetErrorString(result), "):\n", log, "\nsource:\n", source);
   }
   std::size_t size = 0;
-  check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize");
-  std::vector<char> image(size);
-  check(nvrtcGetCUBIN(prog, image.data()), "nvrtcGetCUBIN");
+  std::vector<char> image;
+  if (stage == Stage::Ptx) {
+    check(nvrtcGetPTXSize(prog, &size), "nvrtcGetPTXSize");
+    image.resize(size);
+    check(nvrtcGetPTX(prog, image.data()), "nvrtcGetPTX");
+  } else {
+    check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize");
+    image.resize(size);
+    check(nvrtcGetCUBIN(prog, image.data()), "nvrtcGetCUBIN");
+  }
   nvrtcDestroyProgram(&prog);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard<std::mutex> lock(seconds_mutex_);

@@ -33,7 +33,11 @@ class KernelCache {
   // The steps, each safe to call from several threads at once.
   std::uint64_t key(const GeneratedKernel& kernel) const;  // of the disk entry
   bool read(std::uint64_t key, std::vector<char>& cubin);  // false: not on disk, or unusable
-  std::vector<char> compile(const std::string& source);    // NVRTC; throws tessera::Error with its log
+  // NVRTC; throws tessera::Error with its log. Stage::Ptx stops before machine code (the PTX text,
+  // for compute_<arch>): a fifth of the time, for checks of many generated sources at once
+  // (tests/jit_codegen_check.cpp); the JIT loads CUBINs only.
+  enum class Stage { Ptx, Cubin };
+  std::vector<char> compile(const std::string& source, Stage stage = Stage::Cubin);
   void write(std::uint64_t key, const std::vector<char>& cubin);
 
   // Seconds NVRTC spent in this cache's compiles, summed over threads (for benchmarks and the
