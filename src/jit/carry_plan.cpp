@@ -9,6 +9,27 @@ namespace {
 
 bool pure(OpCode op) { return is_unary(op) || is_binary(op) || op == OpCode::Where || op == OpCode::Cast; }
 
+// Rows (not planes: KernelShape::march_planes decided those): carrying costs registers and longer
+// bands (jit.cpp, kCarryBand), so it must save more than loads that L1 would serve. Measured on
+// an H200 (docs/JIT.md, "Rows carried"): the 27-point stencil's rows, 18 of 27 loaded views
+// carried, 21% faster; the 5-point stencil, 2 of 5 and nothing computed carried, 9% slower; the
+// shallow-water step, fewer than two thirds of its loads but its half-step fluxes carried, 7%
+// faster. So: where a computed value is carried, or at least two thirds of the loaded views are.
+bool worth_carrying(const Program& program, const KernelShape& shape, const CarryPlan& plan) {
+  for (std::size_t pc = 0; pc < plan.root.size(); ++pc)
+    if (plan.root[pc] && program.code[pc].op != OpCode::Load) return true;
+  std::uint64_t loaded = 0;
+  for (const Instr& in : program.code)
+    if (in.op == OpCode::Load && !(shape.scalar >> in.a & 1)) loaded |= std::uint64_t(1) << in.a;
+  int loads = 0, paired = 0;
+  for (int a = 0; a < kMaxArgs; ++a) {
+    if (!(loaded >> a & 1)) continue;
+    ++loads;
+    paired += shape.row_carry[a] != 0;
+  }
+  return 3 * paired >= 2 * loads;
+}
+
 }  // namespace
 
 CarryPlan plan_carry(const Program& program, const KernelShape& shape) {
@@ -112,6 +133,7 @@ CarryPlan plan_carry(const Program& program, const KernelShape& shape) {
       plan.refill_from.push_back(pc);
     }
   if (plan.registers.empty()) return CarryPlan{};
+  if (!shape.march_planes && !worth_carrying(program, shape, plan)) return CarryPlan{};
   // A band's first row computes the roots' values itself, from loads.
   for (int root : plan.refill_from) stack.push_back(root);
   while (!stack.empty()) {

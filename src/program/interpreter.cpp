@@ -587,12 +587,11 @@ KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& ar
     }
     return paired;
   };
-  // Worth it only where most loads come from the row (or plane) before. Carrying costs registers
-  // (carrying loads, the 27-point stencil's kernel went from 32 to 58) and longer bands (jit.cpp,
-  // kCarryBand): on an H200 the 27-point stencil, 18 of 27 loads carried, ran 21% faster, but the
-  // 5-point stencil (2 of 5) 9% and the shallow-water step (12 of 24, 6 of 27, 9 of 39) 6% slower
-  // (docs/JIT.md). The plane-marching kernel, where it applies, was faster than rows for the
-  // 27-point stencil (0.77-0.80 against 0.84-0.85 ms/iter at 512^3, docs/JIT.md "Planes marched").
+  // Whether pairs a row apart are worth carrying depends on what the kernel would carry (values
+  // computed from them, or only loads): the JIT decides (jit/carry_plan.cpp, worth_carrying). The
+  // plane-marching kernel, where it applies, was faster than rows for the 27-point stencil
+  // (0.77-0.80 against 0.84-0.85 ms/iter at 512^3, docs/JIT.md "Planes marched"); it needs most
+  // loads paired a plane apart.
   int loads = 0;
   for (std::uint64_t rest = loaded; rest != 0; rest &= rest - 1) ++loads;
   // A tile's rows idle where a plane has fewer (jit/codegen.cpp, generate_march).
@@ -602,7 +601,7 @@ KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& ar
     shape.march_planes = true;
     return shape;
   }
-  if (3 * pair(1) < 2 * loads) std::fill(std::begin(shape.row_carry), std::end(shape.row_carry), std::uint8_t(0));
+  pair(1);
   return shape;
 }
 

@@ -68,9 +68,9 @@ struct KernelShape {
   // row_carry[a] = b + 1: element (i0, i1 + 1, j) of argument a is element (i0, i1, j) of argument
   // b (two views of one store a row apart, the store not written by the program: a stencil's
   // rows above and below), so a kernel that steps through consecutive rows keeps what it loaded
-  // of b for a's load of the next row; 0: a loads its own. Set only where at least two thirds of
-  // the program's loaded arguments are paired: a 27-point stencil loads 9 of its 27 views per
-  // row instead of 27.
+  // of b for a's load of the next row; 0: a loads its own. A 27-point stencil loads 9 of its 27
+  // views per row instead of 27. Every such pair is set; the JIT carries them where that pays
+  // (jit/carry_plan.hpp).
   std::uint8_t row_carry[kMaxArgs] = {};
   // The kernel marches through planes rather than rows (jit/codegen.cpp, generate_march): a block
   // takes a tile of a plane and steps it through a band of consecutive planes, and row_carry
