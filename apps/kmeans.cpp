@@ -4,10 +4,10 @@
 //
 //   mpirun -n 4 ./tessera-kmeans --n 100000 --dims 2 --centers 10 --iters 50 [--warmup 2] [--check]
 //
-// cuPyNumeric uses bincount for the update, which tessera does not have: the sums of the points
-// of each centroid are onehot.T @ data with onehot[i, k] = (labels[i] == k) (ts::matmul of a
-// ts::transpose). The data are clusters from index formulas (the NumPy twin kmeans.py builds the
-// same): point i lies near centre i % centers, data[i, j] = 5 cos(2 pi (i % centers) / centers + j)
+// The update is cuPyNumeric's: the points of each centroid counted with bincount, and their sums
+// one bincount per dimension with the column as weights. The data are clusters from index formulas (the NumPy twin
+// kmeans.py builds the same): point i lies near centre i % centers, data[i, j] = 5 cos(2 pi (i % centers) / centers +
+// j)
 // + 0.5 sin(1.7 i + 0.3 j); the initial centroids are points 0, 2, 4, ... Runs --iters iterations
 // (cuPyNumeric's benchmark mode, without the early stop). Prints the final distance sum, the norm
 // of the centroids, the sum of the labels and the size of each cluster; --check fails unless the
@@ -46,7 +46,6 @@ int main(int argc, char** argv) {
   auto i = ts::arange<double>(n)(ts::all, ts::newaxis), j = ts::arange<double>(dims)(ts::newaxis, ts::all);
   auto cluster = i % static_cast<double>(centers);
   auto data = 5.0 * ts::cos(2.0 * pi * cluster / static_cast<double>(centers) + j) + 0.5 * ts::sin(1.7 * i + 0.3 * j);
-  const auto ids = ts::arange<std::int64_t>(centers)(ts::newaxis, ts::all);
 
   // `steps` iterations from the initial centroids, timed from the first.
   ts::Array<double> centroids, counts, distance_sum;
@@ -66,9 +65,10 @@ int main(int argc, char** argv) {
       auto d2 = ts::sum(ts::square(data(ts::all, ts::newaxis, ts::all) - centroids(ts::newaxis, ts::all, ts::all)), 2);
       labels = ts::argmin(d2, 1);
       distance_sum = ts::sum(ts::min(d2, 1));
-      auto onehot = (labels(ts::all, ts::newaxis) == ids).astype<double>();  // (n, centers)
-      counts = ts::sum(onehot, 0);
-      centroids = ts::matmul(ts::transpose(onehot), data) / ts::maximum(counts, 1.0)(ts::all, ts::newaxis);
+      counts = ts::bincount(labels, centers).astype<double>();
+      auto sums = ts::empty<double>({centers, dims});
+      for (std::int64_t d = 0; d < dims; ++d) sums(ts::all, d).assign(ts::bincount(labels, data(ts::all, d), centers));
+      centroids = sums / ts::maximum(counts, 1.0)(ts::all, ts::newaxis);
       if (check) {
         const double now = distance_sum.item();
         never_grew = never_grew && now <= previous * (1 + 1e-12);

@@ -22,7 +22,6 @@ def main():
         labels = np.argmin(d2, 1)
         distance_sum = np.sum(np.min(d2, 1))
         counts = np.bincount(labels, minlength=C).astype(np.float64)
-        # the C++ program computes these sums as onehot.T @ data; bincount is cuPyNumeric's spelling
         sums = np.stack([np.bincount(labels, weights=data[:, d], minlength=C) for d in range(o.dims)], 1)
         centroids = sums / np.maximum(counts, 1.0)[:, None]
     print(f"kmeans: n={o.n} dims={o.dims} centers={C} iters={o.iters}")

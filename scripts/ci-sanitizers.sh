@@ -20,7 +20,7 @@ phase "built"
 
 # Leaks inside Open MPI, hwloc, PMIx and libevent (allocated by MPI_Init, freed never or by
 # MPI_Finalize's children) are not tessera's.
-supp="$PWD/$build/lsan.supp"
+supp="$(cd "$build" && pwd)/lsan.supp"  # $build may be relative or absolute
 cat >"$supp" <<'SUPP'
 leak:libopen-pal.so
 leak:libopen-rte.so

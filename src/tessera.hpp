@@ -12,6 +12,7 @@
 //   }
 
 #include "tessera/array/array.hpp"
+#include "tessera/array/bincount.hpp"
 #include "tessera/array/creation.hpp"
 #include "tessera/array/operators.hpp"
 #include "tessera/array/reductions.hpp"

@@ -18,6 +18,8 @@ void reject(ts::Array<double> d, ts::Array<std::int32_t> i, ts::Array<bool> b) {
   auto r = ~d;
 #elif defined(TESSERA_COMPILE_FAIL_SIGN_BOOL)
   auto r = ts::sign(b);
+#elif defined(TESSERA_COMPILE_FAIL_BINCOUNT_FLOAT)
+  auto r = ts::bincount(d);  // np.bincount(float64): TypeError (no safe cast to int64)
 #elif defined(TESSERA_COMPILE_FAIL_LOCAL_TASK_NOT_A_TILE)
   ts::local_task("t", ts::writes(d), [](double*) {});  // a local task's function takes ts::Tile<T, N>s
 #elif defined(TESSERA_COMPILE_FAIL_LOCAL_TASK_TILE_COUNT)

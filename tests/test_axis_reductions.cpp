@@ -1,8 +1,9 @@
 // Reductions along an axis (sum prod min max mean argmin argmax count_nonzero, with keepdims and
-// negative axes), flat argmin/argmax and count_nonzero, NumPy's dtypes, ties and NaN, views as
+// negative axes), flat argmin/argmax and count_nonzero, bincount, NumPy's dtypes, ties and NaN, views as
 // inputs, results feeding later ops where they are (no redistribution), and the bad inputs.
 // The reference reduces row-major host arrays serially.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -369,4 +370,68 @@ TEST_F(TesseraTest, MoreReductionsThanOneKernelHolds) {
     for (int64_t i = 0; i < 13; ++i) want += ha[i * 6 + j];
     EXPECT_NEAR(t[j], want, 1e-12 * std::max(1.0, std::abs(want)));
   }
+}
+
+// NumPy's bincount: the counts and weighted sums of each value, of length max(max(x) + 1,
+// minlength), for int64, int32 and bool x, plain, viewed and computed, fused and unfused.
+template <class W>
+std::vector<double> host_bincount(const std::vector<int64_t>& x, const std::vector<W>* w, int64_t length) {
+  std::vector<double> out(static_cast<std::size_t>(length), 0.0);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    out[static_cast<std::size_t>(x[i])] += w ? static_cast<double>((*w)[i]) : 1.0;
+  return out;
+}
+
+TEST(Bincount, CountsAndWeightsMatchHost) {
+  fused_and_unfused([] {
+    const int64_t n = 23;
+    std::vector<int64_t> hx;
+    for (int64_t i = 0; i < n; ++i) hx.push_back((i * 7 + 3) % 6);  // 0..5
+    const auto hw = test_values<double>(n, 31);
+    const auto hwi = test_values<std::int32_t>(n, 32);
+    auto x = ts::from_host<int64_t>({n}, hx);
+    auto w = ts::from_host<double>({n}, hw);
+    auto wi = ts::from_host<std::int32_t>({n}, hwi);
+    for (int64_t minlength : {0, 4, 6, 11}) {
+      SCOPED_TRACE(::testing::Message() << "minlength " << minlength);
+      const int64_t length = std::max<int64_t>(minlength, 6);
+      const auto counts = host_bincount<double>(hx, nullptr, length);
+      auto c = ts::bincount(x, minlength);
+      EXPECT_EQ(c.shape(), ts::Shape{length});
+      EXPECT_TRUE(close(c.astype<double>().to_host(), counts, 0.0));
+      auto s = ts::bincount(x, w, minlength);
+      EXPECT_TRUE(close(s.to_host(), host_bincount(hx, &hw, length), 1e-12));
+      EXPECT_TRUE(
+          close(ts::bincount(x.astype<std::int32_t>(), wi, minlength).to_host(), host_bincount(hx, &hwi, length), 0.0));
+    }
+    // A strided view of x and a computed x (its labels from a comparison), and bool x.
+    std::vector<int64_t> odd;
+    std::vector<double> odd_w;
+    for (int64_t i = 1; i < n; i += 2) odd.push_back(hx[i]), odd_w.push_back(hw[i] * 2);
+    EXPECT_TRUE(close(ts::bincount(x(ts::slice(1, n, 2)), w(ts::slice(1, n, 2)) * 2.0, 3).to_host(),
+                      host_bincount(odd, &odd_w, 1 + *std::max_element(odd.begin(), odd.end())), 1e-12));
+    std::vector<int64_t> big;
+    for (int64_t v : hx) big.push_back(v > 2);
+    EXPECT_TRUE(
+        close(ts::bincount(x > int64_t{2}).astype<double>().to_host(), host_bincount<double>(big, nullptr, 2), 0.0));
+    std::vector<int64_t> shifted;
+    for (int64_t v : hx) shifted.push_back((v + 4) % 3);
+    EXPECT_TRUE(close(ts::bincount((x + int64_t{4}) % int64_t{3}, w).to_host(), host_bincount(shifted, &hw, 3), 1e-12));
+  });
+}
+
+TEST_F(TesseraTest, BincountOfNothingIsMinlengthZeros) {
+  auto empty = ts::zeros<int64_t>({0});
+  EXPECT_EQ(ts::bincount(empty).shape(), ts::Shape{0});
+  EXPECT_EQ(ts::bincount(empty, 3).to_host(), (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(ts::bincount(empty, ts::zeros<double>({0}), 2).to_host(), (std::vector<double>{0, 0}));
+}
+
+TEST_F(TesseraTest, BadBincountInputs) {
+  auto x = ts::arange<int64_t>(5);
+  expect_collective_error("2-D x", [&] { auto r = ts::bincount(ts::zeros<int64_t>({2, 3})); }, {"1-D", "(2, 3)"});
+  expect_collective_error("negative minlength", [&] { auto r = ts::bincount(x, -2); }, {"minlength", "-2"});
+  expect_collective_error("weights of another length", [&] { auto r = ts::bincount(x, ts::zeros<double>({4})); },
+                          {"weights", "(4,)", "(5,)"});
+  expect_collective_error("negative elements", [&] { auto r = ts::bincount(x - int64_t{3}); }, {"negative", "-3"});
 }

@@ -110,6 +110,9 @@ struct ReduceSpec {
   bool keepdims = false;
 };
 ArrayRef reduce(const ReduceSpec& spec, const ArrayRef& a, const ArrayRef* second = nullptr);
+// bincount's counts (int64) or weighted sums (float64) of a 1-D x of values in [0, length): one
+// reduction along the points of x broadcast against the bins (array/bincount.hpp).
+ArrayRef bincount_reduce(const ArrayRef& x, const ArrayRef* weights, std::int64_t length);
 
 // The same elements as a box view: `a` itself when its view is a box (or a 0-d store), else a
 // copy of the view into an array of its own, kept from being a temporary (a user reference) for

@@ -48,6 +48,15 @@ Tiling reduced_tiling(const ArrayRef& a, int axis, bool keepdims) {
   return dropped(t, axis);
 }
 
+// The (n, length) view of a 1-D view of n elements: element (i, j) is element i, for every j.
+View along_bins(const View& v, std::int64_t length) {
+  View out = v;
+  out.ndim = 2;
+  out.extent = Index3{v.extent[0], length, 1};
+  for (int k = 0; k < kMaxDims; ++k) out.map[k][1] = 0;
+  return out;
+}
+
 }  // namespace
 
 ArrayRef reduce(const ReduceSpec& spec, const ArrayRef& a, const ArrayRef* second) {
@@ -94,6 +103,34 @@ ArrayRef reduce(const ReduceSpec& spec, const ArrayRef& a, const ArrayRef* secon
   const double count = static_cast<double>(along ? a.view.extent[axis] : a.size());
   task.reductions.push_back(ReductionOut{out.store, spec.finalize, count});
   task.label = std::string("tessera::reduce[") + what + "]";
+  runtime().stats().ops++;
+  submit(std::move(task));
+  return out;
+}
+
+ArrayRef bincount_reduce(const ArrayRef& x, const ArrayRef* weights, std::int64_t length) {
+  // One reduction over (n, length), nothing of that size stored: x[i] (and weights[i]) broadcast
+  // along the bins, compared with the bin's coordinate, summed along the points.
+  const std::int64_t n = x.size();
+  const ArrayRef column{x.store, along_bins(x.view, length)};
+  const DType result = weights ? DType::Float64 : DType::Int64;
+  ArrayRef out = new_array(result, reduced_tiling(column, 0, false), false);
+  Task task;
+  ProgramBuilder b(task);
+  const int arg = b.arg(x.store, column.view, false);
+  const int value = b.cast(b.load(arg, x.dtype()), x.dtype(), DType::Int64);
+  const int hit = b.binary(OpCode::Eq, DType::Int64, value, b.coord(2));
+  int r = b.cast(hit, DType::Bool, DType::Int64);
+  if (weights) {
+    const View w = along_bins(weights->view, length);
+    const int weight = b.cast(b.load(b.arg(weights->store, w, false), weights->dtype()), weights->dtype(), result);
+    r = b.where(result, hit, weight, b.constant(make_value(0.0), result));
+  }
+  b.reduce(ReduceKind::Sum, weights != nullptr, result, r);
+  task.program.reduce_dim = 1;
+  task.key = arg;
+  task.reductions.push_back(ReductionOut{out.store, Finalize::None, static_cast<double>(n)});
+  task.label = "tessera::reduce[bincount]";
   runtime().stats().ops++;
   submit(std::move(task));
   return out;
