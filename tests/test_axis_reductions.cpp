@@ -435,3 +435,35 @@ TEST_F(TesseraTest, BadBincountInputs) {
                           {"weights", "(4,)", "(5,)"});
   expect_collective_error("negative elements", [&] { auto r = ts::bincount(x - int64_t{3}); }, {"negative", "-3"});
 }
+
+// bincount of argmin's indices with minlength at least the reduced extent reads nothing back
+// (their bounds decide the length); once the indices are written, it reads max(x) again and the
+// length follows the new values.
+TEST(Bincount, OfArgminIndicesReadsNothingBack) {
+  fused_and_unfused([](ts::Runtime& rt) {
+    const int64_t n = 17, k = 5;
+    const auto hd = test_values<double>(n * k, 33);
+    auto d = ts::from_host<double>({n, k}, hd);
+    std::vector<int64_t> want;
+    for (int64_t i = 0; i < n; ++i)
+      want.push_back(std::min_element(hd.begin() + i * k, hd.begin() + (i + 1) * k) - (hd.begin() + i * k));
+    auto labels = ts::argmin(d, 1);
+    const auto gathers = rt.stats().gathers;
+    auto counts = ts::bincount(labels, k);
+    auto sums = ts::bincount(labels, d(ts::all, 0), k + 2);
+    EXPECT_EQ(rt.stats().gathers, gathers);  // no max(x) read back
+    std::vector<double> first_column;
+    for (int64_t i = 0; i < n; ++i) first_column.push_back(hd[i * k]);
+    EXPECT_TRUE(close(counts.astype<double>().to_host(), host_bincount<double>(want, nullptr, k), 0.0));
+    EXPECT_TRUE(close(sums.to_host(), host_bincount(want, &first_column, k + 2), 1e-12));
+    // Fewer bins than the indices may reach: the length is read.
+    const auto before = rt.stats().gathers;
+    EXPECT_EQ(ts::bincount(labels, k - 1).shape(), ts::Shape{1 + *std::max_element(want.begin(), want.end())});
+    EXPECT_GT(rt.stats().gathers, before);
+    // Written in place, the indices lose their bounds.
+    labels(ts::slice(2, 3)).assign(int64_t{k + 3});
+    want[2] = k + 3;
+    EXPECT_TRUE(
+        close(ts::bincount(labels, k).astype<double>().to_host(), host_bincount<double>(want, nullptr, k + 4), 0.0));
+  });
+}

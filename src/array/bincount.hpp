@@ -6,12 +6,15 @@
 //   auto counts = ts::bincount(labels, k);                 // (k,) int64, if labels < k
 //   auto sums = ts::bincount(labels, data(ts::all, d), k); // (k,) float64: column d summed per label
 //
-// L depends on the values, so each call reads max(x) back to the host (one synchronization, as
-// in NumPy and cuPyNumeric); the counting itself is one reduction over (n, L), x[i] compared with
-// each bin j, sum(x[:, None] == arange(L)[None, :], 0), which fuses with what produces x and the
-// weights and stores nothing of size n × L. Its work grows with n × L: it is meant for few bins (clusters,
-// classes, histograms of up to a few thousand bins), not for L near n. The errors are NumPy's: x
-// not 1-D, negative values, weights of another shape, a negative minlength.
+// L depends on the values, so a call reads max(x) back to the host (one synchronization, as in
+// NumPy and cuPyNumeric), unless x's values are known to lie below minlength: x computed by
+// argmin or argmax (indices below the reduced extent) and not written since, or bool x. Then L
+// is minlength and nothing is read back. The counting itself is one reduction over (n, L), x[i]
+// compared with each bin j, sum(x[:, None] == arange(L)[None, :], 0), which fuses with what
+// produces x and the weights and stores nothing of size n × L. Its work grows with n × L: it is
+// meant for few bins (clusters, classes, histograms of up to a few thousand bins), not for L
+// near n. The errors are NumPy's: x not 1-D, negative values, weights of another shape, a
+// negative minlength.
 
 #include <algorithm>
 #include <cstdint>
@@ -36,6 +39,10 @@ std::int64_t bincount_length(const Array<T>& x, const ArrayRef* weights, std::in
                 "tessera::bincount: x must hold integers or bools (NumPy cannot cast floats to int64 safely)");
   check_bincount(x.impl(), weights, minlength);
   if (x.size() == 0) return minlength;
+  // Values known to lie in [0, minlength) (argmin's results, bools) give minlength unread.
+  const auto& known = x.impl().store->known_bounds();
+  const std::int64_t hi = std::is_same_v<T, bool> ? 1 : known && known->lo >= 0 ? known->hi : minlength;
+  if (hi < minlength) return minlength;
   // One reduction for both bounds: a negative element reads as the largest int64.
   constexpr std::int64_t flag = std::numeric_limits<std::int64_t>::max();
   const auto values = [&x] { return x.template astype<std::int64_t>(); };  // no handle: nothing stored

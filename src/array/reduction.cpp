@@ -102,6 +102,7 @@ ArrayRef reduce(const ReduceSpec& spec, const ArrayRef& a, const ArrayRef* secon
   task.key = arg;
   const double count = static_cast<double>(along ? a.view.extent[axis] : a.size());
   task.reductions.push_back(ReductionOut{out.store, spec.finalize, count});
+  if (is_arg(spec.kind)) out.store->set_known_bounds({0, static_cast<std::int64_t>(count) - 1});  // indices
   task.label = std::string("tessera::reduce[") + what + "]";
   runtime().stats().ops++;
   submit(std::move(task));

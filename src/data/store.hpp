@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,17 @@ class Store {
   int user_refs() const { return user_refs_; }
   void add_user_ref() { ++user_refs_; }
   void drop_user_ref() { --user_refs_; }
+
+  // Bounds every element is known to lie in, where the op that made the store says so (argmin's
+  // result lies in [0, extent)): set when that op is recorded, forgotten when a later op that
+  // writes the store is (submit, fusion/window.cpp). bincount skips reading max(x) back when they
+  // decide its length.
+  struct Bounds {
+    std::int64_t lo, hi;
+  };
+  const std::optional<Bounds>& known_bounds() const { return bounds_; }
+  void set_known_bounds(Bounds b) { bounds_ = b; }
+  void forget_bounds() { bounds_.reset(); }
 
   // Valid halo widths per side; the data of full() ∩ bloat(owned, valid) is current.
   const Index3& valid_lo() const { return valid_lo_; }
@@ -130,7 +142,8 @@ class Store {
   Kokkos::View<char*, MemSpace> spare_;  // the buffer given up at the last renaming
   std::vector<Box> spare_frame_;         // ... the frame it shares with data_ then
   std::uint64_t writes_ = 0;             // in-place writes (mark_written)
-  std::uint64_t spare_writes_ = 0;       // writes_ when spare_ was given up
+  std::optional<Bounds> bounds_;
+  std::uint64_t spare_writes_ = 0;  // writes_ when spare_ was given up
   std::uint64_t id_;
   int user_refs_ = 0;
   bool primary_ = true;

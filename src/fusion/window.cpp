@@ -268,6 +268,8 @@ bool may_communicate(const Task& t, int ranks) {
 
 void submit(Task&& task) {
   RuntimeState& rt = runtime();
+  for (const Arg& a : task.args)
+    if (a.written) a.store->forget_bounds();  // the values it knew bounds for are overwritten
   if (!rt.config().fusion) {
     // Eager mode: ops are checked before one that communicates (and every `window` ops), so
     // that no exchange starts on diverged streams.
