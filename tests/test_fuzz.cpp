@@ -93,6 +93,13 @@ std::string listing(const Program& p) {
   return out;
 }
 
+// The nodes of an expression that are `op`.
+std::int64_t nodes(const Expr& e, Op op) {
+  std::int64_t n = e.op == op;
+  for (const Expr& k : e.kids) n += nodes(k, op);
+  return n;
+}
+
 // The product nodes of a program: matmul and SpMV (counted in `spmv`).
 std::int64_t products(const Expr& e, std::int64_t& spmv) {
   std::int64_t n = is_product(e.op);
@@ -126,7 +133,7 @@ TEST(Fuzz, FusedUnfusedAndReferenceAgree) {
 
   const double t0 = MPI_Wtime();
   Totals fused, unfused;
-  std::int64_t checks = 0, steps = 0, product_nodes = 0, spmv_nodes = 0;
+  std::int64_t checks = 0, steps = 0, product_nodes = 0, spmv_nodes = 0, bincount_nodes = 0;
   int failures = 0;
   for (std::uint64_t k = 0; k < programs; ++k) {
     const std::uint64_t seed = first_seed + k;
@@ -138,7 +145,10 @@ TEST(Fuzz, FusedUnfusedAndReferenceAgree) {
         << "seed " << seed << ": the generator produced an invalid program: " << why;
     checks += static_cast<std::int64_t>(ref.size());
     steps += static_cast<std::int64_t>(p.steps.size());
-    for (const Step& s : p.steps) product_nodes += products(s.rhs, spmv_nodes);
+    for (const Step& s : p.steps) {
+      product_nodes += products(s.rhs, spmv_nodes);
+      bincount_nodes += nodes(s.rhs, Op::Bincount);
+    }
     if (print && rank == 0)
       std::printf("[fuzz] program seed=%llu\n%s", static_cast<unsigned long long>(seed), listing(p).c_str());
     const Outcome o = check_program(p, ref, fused, unfused);
@@ -164,12 +174,12 @@ TEST(Fuzz, FusedUnfusedAndReferenceAgree) {
   const double elapsed = MPI_Wtime() - t0;
   if (rank == 0) {
     std::printf(
-        "[fuzz] %llu programs (seeds %llu..%llu), %lld steps (%lld product nodes, %lld of them SpMV), %lld "
-        "checkpoints, %d mismatching; %.1f s at np %d\n",
+        "[fuzz] %llu programs (seeds %llu..%llu), %lld steps (%lld product nodes, %lld of them SpMV; %lld "
+        "bincounts), %lld checkpoints, %d mismatching; %.1f s at np %d\n",
         static_cast<unsigned long long>(programs), static_cast<unsigned long long>(first_seed),
         static_cast<unsigned long long>(first_seed + programs - 1), static_cast<long long>(steps),
-        static_cast<long long>(product_nodes), static_cast<long long>(spmv_nodes), static_cast<long long>(checks),
-        failures, elapsed, size);
+        static_cast<long long>(product_nodes), static_cast<long long>(spmv_nodes),
+        static_cast<long long>(bincount_nodes), static_cast<long long>(checks), failures, elapsed, size);
     std::printf("[fuzz] tessera, fused (rank 0):   %s\n", fused.str().c_str());
     std::printf("[fuzz] tessera, unfused (rank 0): %s\n", unfused.str().c_str());
   }

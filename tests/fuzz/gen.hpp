@@ -111,6 +111,7 @@ struct Gen {
   std::vector<Step> outer_product();
   std::vector<Step> symmetrize();
   std::vector<Step> half_steps();
+  std::vector<Step> histogram();
 };
 
 }  // namespace fuzz

@@ -53,7 +53,7 @@ int other_than(int dst, int k, int j) {
 
 std::vector<Step> Gen::pattern() {
   std::vector<Step> out;
-  switch (r.weighted({1, 1.3, 1, 0.7, 1, 0.7, 1.5, 0.8, 1, 1, 0.8, 0.8, 0.8, 0.6, 1})) {
+  switch (r.weighted({1, 1.3, 1, 0.7, 1, 0.7, 1.5, 0.8, 1, 1, 0.8, 0.8, 0.8, 0.6, 1, 0.6})) {
     case 0: out = stencil(); break;
     case 1: out = center(); break;
     case 2: {  // alpha = vdot(a, b) / (norm(a) * norm(b) + 1.0); y += alpha * z
@@ -93,7 +93,8 @@ std::vector<Step> Gen::pattern() {
     case 11: out = periodic_stencil(); break;
     case 12: out = outer_product(); break;
     case 13: out = symmetrize(); break;
-    default: out = half_steps(); break;
+    case 14: out = half_steps(); break;
+    default: out = histogram(); break;
   }
   if (out.empty()) out.push_back(Gen::bind());
   return out;
@@ -200,7 +201,9 @@ std::vector<Step> Gen::center() {
 
 // k-means' assignment step: the index of the nearest of c centroids C (a (c, d) view) for each
 // point of P (n, d): argmin(sum(square(P(:, newaxis, :) - C(newaxis, :, :)), 2), 1); sometimes
-// also the distance to it or how many points chose centroid 0.
+// also the distance to it or how many points chose centroid 0; sometimes the update's bincounts
+// (the points per centroid, a column of P summed per centroid), with minlength c (the indices'
+// bounds decide the length) or below it (the length is read back).
 std::vector<Step> Gen::nearest_centroid() {
   std::vector<int> points;
   for (int k : arrays())
@@ -227,7 +230,32 @@ std::vector<Step> Gen::nearest_centroid() {
   else if (r.chance(0.3))
     out.push_back(
         bind_to(other_than(pick_dst(), label), node(Op::CountNonzero, {node(Op::Eq, {leaf(label), int_lit(0)})})));
+  if (r.chance(0.4)) {
+    Expr counts = node(Op::Bincount, {leaf(label)});
+    if (r.chance(0.6)) counts.kids.push_back(leaf(p, {Sl{}, index(r.below(shape_of(p)[1]))}));
+    counts.ival = r.chance(0.7) ? C[0] + r.below(2) : r.below(C[0]);
+    out.push_back(bind_to(other_than(pick_dst(), label, p), counts));
+  }
   return out;
+}
+
+// A histogram: bincount of a 1-D view of an array (its first axis, the others at an index) taken
+// into a few bins (x % bins, as int64 for floats; bools as they are), sometimes weighted by
+// another view of that length, with a minlength below or above the bins.
+std::vector<Step> Gen::histogram() {
+  const int k = r.pick(arrays());
+  const Shape s = shape_of(k);
+  std::vector<Sl> entries = {Sl{}};
+  for (std::size_t d = 1; d < s.size(); ++d) entries.push_back(index(r.below(s[d])));
+  Expr x = leaf(k, entries);
+  const std::int64_t bins = 1 + r.below(6);
+  const DT t = type_of_slot(k);
+  if (t != DT::B) x = node(Op::Mod, {x, is_f(t) ? float_lit(static_cast<double>(bins)) : int_lit(bins)});
+  if (is_f(t)) x = astype(x, DT::I64);
+  Expr counts = node(Op::Bincount, {x});
+  if (r.chance(0.6)) counts.kids.push_back(leaf_for({s[0]}, k, true));
+  counts.ival = r.below(bins + 3);
+  return {bind_to(other_than(pick_dst(), k), counts)};
 }
 
 // Reflective boundaries along the first or the last axis: a(0) = a(1), a(-1) = a(-2).

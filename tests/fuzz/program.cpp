@@ -184,6 +184,9 @@ std::string show(const Expr& e) {
     case Op::Reshape: return "ts::reshape(" + k(0) + ", " + show_shape(e.dims) + ")";
     case Op::MatMul: return "ts::matmul(" + k(0) + ", " + k(1) + ")";
     case Op::SpMV: return "ts::matmul(A, " + k(0) + ")";
+    case Op::Bincount:
+      return "ts::bincount(" + k(0) + (e.kids.size() > 1 ? ", " + k(1) : std::string()) + ", " +
+             std::to_string(e.ival) + ")";
   }
   return "?";
 }

@@ -12,6 +12,7 @@
 //   [71] check(v2.to_host());
 //   [80] v5 = (v1 - ts::matmul(A, v1)) * 0.25;
 //   [93] v6(ts::all, 2) += ts::matmul(v3, v0(ts::slice(0, 5)));
+//   [97] v2 = ts::bincount(v5, v1(ts::all, 0), 4);
 
 #include <cstdint>
 #include <string>
@@ -85,7 +86,8 @@ enum class Op {
   VStack,
   Reshape,  //
   MatMul,   // products: ts::matmul of two arrays (1-D or 2-D), float64
-  SpMV      // ts::matmul(A, x) by the program's sparse matrix
+  SpMV,     // ts::matmul(A, x) by the program's sparse matrix
+  Bincount  // ts::bincount(x[, weights], minlength = ival)
 };
 inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::Ge; }
 inline bool is_compare(Op op) { return op >= Op::Eq && op <= Op::Ge; }
@@ -112,7 +114,7 @@ struct Expr {
   Op op = Op::Leaf;
   int slot = -1;                   // Leaf
   std::vector<Sl> sl;              // Leaf: index entries (axes not given are whole; none: the handle itself)
-  std::int64_t ival = 0;           // IntLit; Roll: the shift
+  std::int64_t ival = 0;           // IntLit; Roll: the shift; Bincount: minlength
   double fval = 0;                 // FloatLit
   DT to = DT::F64;                 // Astype
   int axis = 0;                    // reductions along an axis, Roll, Concat (may be negative)

@@ -83,6 +83,12 @@ RArr eval(const Expr& e, const RState& st, Ctx& c) {
     if (!c.ok()) return out;
     return reduce(e, a, e.op == Op::Vdot ? &b : nullptr, c);
   }
+  if (e.op == Op::Bincount) {
+    const RArr x = eval_strong(e.kids[0], st, c);
+    const RArr w = e.kids.size() > 1 ? eval_strong(e.kids[1], st, c) : RArr{};
+    if (!c.ok()) return out;
+    return bincount(e, x, e.kids.size() > 1 ? &w : nullptr, c);
+  }
   if (is_product(e.op)) {
     // A product is a task that moves its operands (redistributions, a sum across the grid): it
     // counts as four ops toward a program's size, so that programs with products cost about

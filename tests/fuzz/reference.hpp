@@ -129,6 +129,10 @@ RArr reduce(const Expr& e, const RArr& a, const RArr* b, Ctx& c);
 // A float64 sum of terms in an order the implementation chooses, with the bound of a sum's
 // (reference_reduce.cpp): the inner products of matmul and SpMV.
 EV sum_any_order(const std::vector<EV>& terms, Ctx& c);
+// NumPy's bincount of x (1-D bool or integers) with minlength e.ival, weighted by *w if given
+// (reference_reduce.cpp); rejected where the length would pass kMaxBins.
+constexpr std::int64_t kMaxBins = 64;
+RArr bincount(const Expr& e, const RArr& x, const RArr* w, Ctx& c);
 // Shape operations (reference_shapes.cpp): e.op of the evaluated kids.
 RArr shape_op(const Expr& e, const std::vector<RArr>& kids, Ctx& c);
 // Products (reference_products.cpp): matmul of kids[0] and kids[1], or the SpMV of kids[0] by csr.

@@ -197,4 +197,37 @@ RArr reduce(const Expr& e, const RArr& a, const RArr* b, Ctx& c) {
   return out;
 }
 
+RArr bincount(const Expr& e, const RArr& x, const RArr* w, Ctx& c) {
+  RArr out;
+  if (x.shape.size() != 1 || is_f(x.t) || (w && w->shape != x.shape) || e.ival < 0) {
+    c.fail("a bincount of an x that is not 1-D integers, of weights of another shape, or a negative minlength");
+    return out;
+  }
+  std::int64_t length = e.ival;
+  for (const EV& v : x.v) {
+    if (v.i < 0) {
+      c.fail("a bincount of negative values (an error in NumPy and tessera)");
+      return out;
+    }
+    length = std::max(length, v.i + 1);
+  }
+  if (length > kMaxBins) {
+    c.fail("a bincount of more than kMaxBins bins");
+    return out;
+  }
+  out.shape = {length};
+  out.t = w ? DT::F64 : DT::I64;
+  std::vector<std::vector<EV>> terms(static_cast<std::size_t>(length));
+  for (std::size_t k = 0; k < x.v.size(); ++k)
+    terms[static_cast<std::size_t>(x.v[k].i)].push_back(w ? cast(w->v[k], w->t, DT::F64, c) : EV{0, 1, 0});
+  for (const auto& bin : terms) {
+    if (!w) {
+      out.v.push_back(EV{0, static_cast<std::int64_t>(bin.size()), 0});
+      continue;
+    }
+    out.v.push_back(bin.empty() ? EV{} : sum_any_order(bin, c));
+  }
+  return out;
+}
+
 }  // namespace fuzz

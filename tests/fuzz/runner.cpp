@@ -330,6 +330,7 @@ class Runner {
       case Op::Concat:
       case Op::HStack:
       case Op::VStack: return stack(e);
+      case Op::Bincount: return bincount(e);
       case Op::MatMul: return matmul(e);
       case Op::SpMV: {
         const AV x = eval(e.kids[0]);
@@ -338,6 +339,29 @@ class Runner {
       }
     }
     throw std::logic_error("unknown expression");
+  }
+
+  // ts::bincount of an integer or bool x (the reference accepts no other), weighted or not.
+  AV bincount(const Expr& e) {
+    const AV x = eval(e.kids[0]);
+    if (e.kids.size() == 1)
+      return std::visit(
+          [&](const auto& a) -> AV {
+            if constexpr (!is_floating_operand<decltype(a)>())
+              return ts::bincount(a, e.ival);
+            else
+              throw std::logic_error("a bincount of a floating array");
+          },
+          x);
+    const AV w = eval(e.kids[1]);
+    return std::visit(
+        [&](const auto& a, const auto& b) -> AV {
+          if constexpr (!is_floating_operand<decltype(a)>())
+            return ts::bincount(a, b, e.ival);
+          else
+            throw std::logic_error("a bincount of a floating array");
+        },
+        x, w);
   }
 
   // ts::matmul of two arrays whose product is float64 (the reference accepts no other).
