@@ -61,10 +61,15 @@ int main(int argc, char** argv) {
     loop.start(rt);
     const auto start = std::chrono::steady_clock::now();
     for (std::int64_t it = 0; it < steps; ++it) {
-      // data[:, None, :] - centroids[None, :, :] is (n, centers, dims); its squares summed over dims.
-      auto d2 = ts::sum(ts::square(data(ts::all, ts::newaxis, ts::all) - centroids(ts::newaxis, ts::all, ts::all)), 2);
-      labels = ts::argmin(d2, 1);
-      distance_sum = ts::sum(ts::min(d2, 1));
+      {
+        // data[:, None, :] - centroids[None, :, :] is (n, centers, dims); its squares summed over
+        // dims. The block ends d2's handle: the argmin and the min then fold it where it is
+        // computed (one kernel), where a handle held at a synchronization would keep it stored.
+        auto d2 =
+            ts::sum(ts::square(data(ts::all, ts::newaxis, ts::all) - centroids(ts::newaxis, ts::all, ts::all)), 2);
+        labels = ts::argmin(d2, 1);
+        distance_sum = ts::sum(ts::min(d2, 1));
+      }
       counts = ts::bincount(labels, centers).astype<double>();
       auto sums = ts::empty<double>({centers, dims});
       for (std::int64_t d = 0; d < dims; ++d) sums(ts::all, d).assign(ts::bincount(labels, data(ts::all, d), centers));

@@ -567,8 +567,9 @@ TEST_F(TesseraTest, AxisReductionsAndArgKindsCompile) {
 
 // Nested reductions (generate_nested): a thread per output folding both axes in registers. The
 // k-means step in float64 and float32, an inner mean along the middle axis, an inner sum along
-// the first axis, integers, and an inner argmin (its index is the value the outer max sees); each
-// program is compiled here (and joins the corpus).
+// the first axis, integers, an inner argmin (its index is the value the outer max sees), and the
+// argmin and min of one sum in one kernel (two outer slots); each program is compiled here (and
+// joins the corpus).
 TEST_F(TesseraTest, NestedReductionsCompile) {
   launched().clear();
   td::set_launch_observer(&capture);
@@ -587,15 +588,21 @@ TEST_F(TesseraTest, NestedReductionsCompile) {
   labels.push_back(ts::argmax(ts::sum(diff() * 2.0, 0), 1));
   labels.push_back(ts::max(ts::sum(Pi(ts::all, ts::newaxis, ts::all) * Ci(ts::newaxis, ts::all, ts::all), 2), 1));
   labels.push_back(ts::max(ts::argmin(diff(), 2), 1));
+  {  // argmin and min of one sum: two outer slots in one nested kernel
+    auto d2 = ts::sum(ts::square(diff()), 2);
+    labels.push_back(ts::argmin(d2, 1));
+    values.push_back(ts::min(d2, 1));
+  }
   rt().flush();
   td::set_launch_observer(&observe);
   td::KernelCache cache("", 90);
   tessera::Stats stats;
-  int staged = 0;
+  int staged = 0, two_slots = 0;
   std::size_t nested = 0;
   for (const Launched& l : launched()) {
     if (l.program.nested.dim < 0) continue;
     ++nested;
+    two_slots += l.program.reduce_kinds.size() == 2;
     const td::GeneratedKernel g = td::generate_cuda(l.program, l.nargs, l.shape, 4);
     EXPECT_EQ(g.elements, 1);
     EXPECT_TRUE(g.finish_name.empty());
@@ -618,9 +625,10 @@ TEST_F(TesseraTest, NestedReductionsCompile) {
     // Without assumptions (no staging, strided arguments): the other form of the same kernel.
     EXPECT_FALSE(cache.cubin(td::generate_cuda(l.program, l.nargs, {}, 1), stats).empty());
   }
-  EXPECT_EQ(nested, 6u);
+  EXPECT_EQ(nested, 7u);
+  EXPECT_EQ(two_slots, 1);
   // The centroids are staged wherever the outputs are the points (all but the argmax over (k, d)).
-  EXPECT_EQ(staged, 5);
+  EXPECT_EQ(staged, 6);
 }
 
 // Epilogues (Program::epilogue): reductions along the last dimension whose results feed

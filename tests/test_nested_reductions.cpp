@@ -288,4 +288,56 @@ TEST_F(NestedStructureTest, HeldIntermediatesAndOperandsCutAlongAReducedAxisAreN
   EXPECT_TRUE(close(top.to_host(), want.data));
 }
 
+// k-means' assignment and distance together: argmin and min of the same distances, read by
+// nothing else, both nest into the one kernel (two outer slots, the distances never stored);
+// with another op between them, or the distances read elsewhere, they do not, and every result
+// is the same either way. Fused and unfused.
+TEST(NestedReductions, ArgminAndMinOfOneSumAreOneKernel) {
+  const int64_t n = 29, k = 6, d = 3;
+  const auto hp = host_values(n * d, 31), hc = host_values(k * d, 32);
+  std::vector<int64_t> want_label;
+  std::vector<double> want_min, want_max;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t best = 0;
+    double lo = 0, hi = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      double dist = 0;
+      for (int64_t l = 0; l < d; ++l) dist += (hp[i * d + l] - hc[j * d + l]) * (hp[i * d + l] - hc[j * d + l]);
+      if (j == 0 || dist < lo) best = j, lo = dist;
+      if (j == 0 || dist > hi) hi = dist;
+    }
+    want_label.push_back(best);
+    want_min.push_back(lo);
+    want_max.push_back(hi);
+  }
+  fused_and_unfused([&](ts::Runtime& rt) {
+    auto P = ts::from_host<double>({n, d}, hp);
+    auto C = ts::from_host<double>({k, d}, hc);
+    const auto distances = [&] {
+      return ts::sum(ts::square(P(ts::all, ts::newaxis, ts::all) - C(ts::newaxis, ts::all, ts::all)), 2);
+    };
+    for (int variant = 0; variant < 3; ++variant) {
+      SCOPED_TRACE(::testing::Message() << "variant " << variant);
+      rt.flush();
+      const ts::Stats before = rt.stats();
+      ts::Array<std::int64_t> label;
+      ts::Array<double> lo, hi, other;
+      {
+        auto d2 = distances();
+        label = ts::argmin(d2, 1);
+        if (variant == 1) other = ts::exp(P(ts::all, 0));  // an op between the two outer reductions
+        lo = ts::min(d2, 1);
+        hi = ts::max(d2, 1);
+        if (variant == 2) other = ts::sum(d2, 0);  // a reader of the distances along the other axis
+      }
+      rt.flush();
+      if (rt.config().fusion && variant == 0) EXPECT_EQ(rt.stats().kernels - before.kernels, 1);
+      if (rt.config().fusion && variant > 0) EXPECT_GE(rt.stats().kernels - before.kernels, 2);
+      EXPECT_EQ(label.to_host(), want_label);
+      EXPECT_TRUE(close(lo.to_host(), want_min, 1e-12));
+      EXPECT_TRUE(close(hi.to_host(), want_max, 1e-12));
+    }
+  });
+}
+
 }  // namespace

@@ -251,9 +251,9 @@ class Planner {
     std::string reason = "end of window";
     std::set<int> renamed;              // stores written into a fresh buffer (rule 3 lifted)
     std::set<int> recomputed_from_old;  // of those, stores that ops recomputed after the write read
-    int nested_outer = -1;              // the last op, an outer reduction of the op before it (nested_reduction)
-    int epilogue = -1;                  // ops[epilogue..]: the epilogue of the group's reductions (epilogue_refusal)
-    int sweep = -1;                     // ops[sweep], the last: a reduction sweeping the rows again (sweep_refusal)
+    int nested_outer = -1;  // an outer reduction of the op before it; so are the ops after it (nested_reduction)
+    int epilogue = -1;      // ops[epilogue..]: the epilogue of the group's reductions (epilogue_refusal)
+    int sweep = -1;         // ops[sweep], the last: a reduction sweeping the rows again (sweep_refusal)
   };
 
   // Rule 3 is lifted by renaming when the write covers at least half of the store: the frame
@@ -650,11 +650,12 @@ class Planner {
   // result's domain, then stores nothing but op i's outputs. Nesting must not move data that
   // stays in place today: an operand aligned with the group's launch domain, which cuts a reduced
   // dimension, would have to be gathered (the fallback then stores the inner result, as before).
-  std::string nested_reduction(int i, const Group& group, const std::set<ViewKey>& external) const {
+  // Whether op i is an outer reduction of op inner's result, read whole and alone (the part of
+  // nested_reduction about op i itself); returns why not ("" if it is).
+  std::string outer_reduction(int i, int inner) const {
     const Task& t = ops_[i];
-    const int inner = group.ops.back();
     const Task& in = ops_[inner];
-    if (t.reductions.size() != 1 || t.program.reduce_dim < 0) return "not a reduction along an axis";
+    if (t.body || t.reductions.size() != 1 || t.program.reduce_dim < 0) return "not a reduction along an axis";
     int loaded = -1;
     for (std::size_t a = 0; a < t.args.size(); ++a) {
       if (t.args[a].written) return "it writes memory";
@@ -667,23 +668,60 @@ class Planner {
     if (in.reductions.size() != 1 || w_.reduction_store[inner].front() != s || in.program.reduce_dim < 0)
       return "it does not reduce the group's last reduction along an axis";
     if (t.args[loaded].view != w_.stores[s]->whole()) return "it reads the inner result through a view";
-    if (w_.stores[s]->user_refs() > 0 || readers_[s] != std::vector<int>{i} || writers_[s] != std::vector<int>{inner})
-      return "the inner result store#" + std::to_string(w_.stores[s]->id()) + " is read elsewhere or held";
     for (const Instr& c : t.program.code)
       if (c.op == OpCode::Index || c.op == OpCode::Random || (c.op == OpCode::Coord && c.a != t.program.reduce_dim))
         return "its values depend on the element's position";
+    if (!nesting(in, *w_.stores[s], t, *w_.stores[w_.reduction_store[i].front()]))
+      return "it reduces the inner result's kept length-1 axis";
+    return "";
+  }
+
+  // The other readers of the inner reduction's result, when each is an outer reduction of it
+  // like op i (k-means' argmin and min of the distances): along the same dimension, into a result
+  // of the same tiling, and after op i with only ops recomputed inline between them. They nest
+  // into op i's kernel too. nullopt where some other reader is not such.
+  std::optional<std::vector<int>> nested_siblings(int i, int inner) const {
+    const int s = w_.reduction_store[inner].front();
+    const Task& t = ops_[i];
+    const Store& result = *w_.stores[w_.reduction_store[i].front()];
+    std::vector<int> out;
+    int previous = i;
+    for (int j : readers_[s]) {
+      if (j == i) continue;
+      if (j < i || out.size() + 2 > static_cast<std::size_t>(kMaxReductions)) return std::nullopt;
+      for (int k = previous + 1; k < j; ++k)
+        if (!floating_[k]) return std::nullopt;
+      const Task& u = ops_[j];
+      if (floating_[j] || !outer_reduction(j, inner).empty() || u.program.reduce_dim != t.program.reduce_dim)
+        return std::nullopt;
+      const Store& other = *w_.stores[w_.reduction_store[j].front()];
+      if (!(other.full() == result.full()) || !same_parts(other.tiling(), result.tiling())) return std::nullopt;
+      out.push_back(j);
+      previous = j;
+    }
+    return out;
+  }
+
+  std::string nested_reduction(int i, const Group& group, const std::set<ViewKey>& external) const {
+    const Task& t = ops_[i];
+    const int inner = group.ops.back();
+    const Task& in = ops_[inner];
+    if (std::string why = outer_reduction(i, inner); !why.empty()) return why;
+    const int s = w_.reduction_store[inner].front();
+    const std::optional<std::vector<int>> siblings = nested_siblings(i, inner);
+    if (w_.stores[s]->user_refs() > 0 || !siblings || writers_[s] != std::vector<int>{inner})
+      return "the inner result store#" + std::to_string(w_.stores[s]->id()) + " is read elsewhere or held";
     int reductions = 0;
     for (int k : group.ops) reductions += !ops_[k].reductions.empty();
     if (reductions != 1 || !group.renamed.empty()) return "the group has other reductions or renames a buffer";
     std::vector<int> members = group.ops;
     members.push_back(i);
+    members.insert(members.end(), siblings->begin(), siblings->end());
     for (int k : group.ops)
       for (std::size_t a = 0; a < ops_[k].args.size(); ++a)
         if (ops_[k].args[a].written && live_after(w_.arg_store[k][a], members))
           return "the group stores store#" + std::to_string(w_.stores[w_.arg_store[k][a]]->id()) + ", read later";
-    const Store& result = *w_.stores[w_.reduction_store[i].front()];
-    const std::optional<Nesting> g = nesting(in, *w_.stores[s], t, result);
-    if (!g) return "it reduces the inner result's kept length-1 axis";
+    const std::optional<Nesting> g = nesting(in, *w_.stores[s], t, *w_.stores[w_.reduction_store[i].front()]);
     std::vector<std::pair<const Store*, View>> operands;
     for (const ViewKey& r : external) operands.push_back({w_.stores[r.store].get(), r.view});
     return gathered_operand(*g, launch_of(inner), operands);
@@ -846,10 +884,16 @@ class Planner {
           reduced[reads_i.front().store]) {
         not_nested = nested_reduction(i, current, external);
         if (not_nested.empty()) {
+          const int inner = current.ops.back();
+          const std::vector<int> siblings = *nested_siblings(i, inner);
           current.ops.push_back(i);
+          current.ops.insert(current.ops.end(), siblings.begin(), siblings.end());
           current.nested_outer = i;
-          close("op " + std::to_string(i) + " (" + short_name(t.label) + ") nests op " +
-                std::to_string(current.ops[current.ops.size() - 2]) + "'s reduction: its kernel ends here");
+          std::string nests = "op " + std::to_string(i) + " (" + short_name(t.label) + ")";
+          for (int j : siblings) nests += ", op " + std::to_string(j) + " (" + short_name(ops_[j].label) + ")";
+          close(nests + (siblings.empty() ? " nests op " : " nest op ") + std::to_string(inner) +
+                "'s reduction: its kernel ends here");
+          if (!siblings.empty()) i = siblings.back();  // the ops between are recomputed inline
           continue;
         }
       }
@@ -1077,6 +1121,10 @@ class Planner {
           break;
         }
     }
+    // Outer reductions nested into one kernel stay together: the inner result is never stored, so
+    // none of them may be left to the next window without the others.
+    for (const Group& g : groups_)
+      if (g.nested_outer >= 0 && g.nested_outer < cut_ && cut_ <= g.ops.back()) cut_ = g.nested_outer;
     for (Group& g : groups_) {
       auto end = std::lower_bound(g.ops.begin(), g.ops.end(), cut_);
       if (end != g.ops.end()) g.reason = "window full: continued in the next window";
@@ -1153,8 +1201,10 @@ class Planner {
     std::map<std::pair<int, View>, int> inlined;  // (floating op, view its result is read through) -> register
     std::vector<int> elided;                      // temporaries never allocated
     // A nested reduction: the inner op folds into Program::nested, the outer op reads its result.
-    int nested_inner = -1, nested_outer = -1;
+    int nested_inner = -1, nested_outer = -1;  // nested_outer: the first outer reduction
+    std::vector<int> outers;                   // all of them
     const Nesting* nesting = nullptr;
+    bool outer(int i) const { return std::find(outers.begin(), outers.end(), i) != outers.end(); }
     // An epilogue (Program::epilogue): its ops' coordinates lifted into the reduction's domain, and
     // the accumulator slot of each reduction's result store, which its loads read instead.
     std::optional<View> lift;
@@ -1196,7 +1246,7 @@ class Planner {
                 it != b.inlined.end() ? it->second : (b.inlined[key] = emit(b, p, nullptr, array ? &view : nullptr));
             continue;
           }
-          if (i == b.nested_outer) {  // the inner reduction's result, never stored
+          if (b.outer(i)) {  // the inner reduction's result, never stored
             out.op = OpCode::NestedResult;
             out.a = 0;
             out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
@@ -1279,8 +1329,7 @@ class Planner {
         }
         case OpCode::Index:
         case OpCode::Coord:
-          if (i == b.nested_outer && in.op == OpCode::Coord)
-            out.a = static_cast<std::uint16_t>(b.nesting->coord_map[in.a]);
+          if (b.outer(i) && in.op == OpCode::Coord) out.a = static_cast<std::uint16_t>(b.nesting->coord_map[in.a]);
           out.dst = static_cast<std::uint16_t>(r[in.dst] = b.reg());
           break;
         default:  // arithmetic: remap operands, then the destination
@@ -1301,10 +1350,12 @@ class Planner {
     const Task& first = ops_[group.ops.front()];
     // A nested group whose outer op stayed (the window's cut may have moved it to the next window).
     std::optional<Nesting> nest;
-    const bool nested = group.nested_outer >= 0 && group.ops.back() == group.nested_outer;
+    const auto first_outer = std::find(group.ops.begin(), group.ops.end(), group.nested_outer);
+    const bool nested = group.nested_outer >= 0 && first_outer != group.ops.end();
     if (nested) {
       b.nested_outer = group.nested_outer;
-      b.nested_inner = group.ops[group.ops.size() - 2];
+      b.outers.assign(first_outer, group.ops.end());
+      b.nested_inner = *(first_outer - 1);
       const int inner_result = w_.reduction_store[b.nested_inner].front();
       const int result = w_.reduction_store[b.nested_outer].front();
       nest = nesting(ops_[b.nested_inner], *w_.stores[inner_result], ops_[b.nested_outer], *w_.stores[result]);

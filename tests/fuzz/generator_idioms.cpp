@@ -201,7 +201,8 @@ std::vector<Step> Gen::center() {
 
 // k-means' assignment step: the index of the nearest of c centroids C (a (c, d) view) for each
 // point of P (n, d): argmin(sum(square(P(:, newaxis, :) - C(newaxis, :, :)), 2), 1); sometimes
-// also the distance to it or how many points chose centroid 0; sometimes the update's bincounts
+// also the distance to it (sometimes from the distances held in a handle, dropped after: argmin
+// and min of one stored reduction) or how many points chose centroid 0; sometimes the update's bincounts
 // (the points per centroid, a column of P summed per centroid), with minlength c (the indices'
 // bounds decide the length) or below it (the length is read back).
 std::vector<Step> Gen::nearest_centroid() {
@@ -224,12 +225,36 @@ std::vector<Step> Gen::nearest_centroid() {
   const Expr diff = node(Op::Sub, {leaf(p, {Sl{}, new_axis(), Sl{}}), leaf(view.dst, {new_axis(), Sl{}, Sl{}})});
   const Expr d2 = along(Op::Sum, node(Op::Square, {diff}), r.chance(0.5) ? 2 : -1, false);
   const int label = other_than(pick_dst(), p, view.dst);
-  std::vector<Step> out = {view, bind_to(label, along(Op::ArgMin, d2, 1, false))};
-  if (r.chance(0.3))
-    out.push_back(bind_to(other_than(pick_dst(), p, view.dst), along(Op::RMin, d2, 1, r.chance(0.5))));
-  else if (r.chance(0.3))
-    out.push_back(
-        bind_to(other_than(pick_dst(), label), node(Op::CountNonzero, {node(Op::Eq, {leaf(label), int_lit(0)})})));
+  std::vector<Step> out = {view};
+  if (r.chance(0.3)) {
+    const int lo = other_than(pick_dst(), p, view.dst);
+    const bool keepdims = r.chance(0.5);
+    if (!keepdims && r.chance(0.5)) {
+      // The distances held while the labels and the distance to them are taken, then dropped:
+      // the argmin and the min nest into one kernel together.
+      const auto free_slot = [&](std::vector<int> taken) {
+        int k = pick_dst();
+        while (std::find(taken.begin(), taken.end(), k) != taken.end()) k = (k + 1) % kSlots;
+        return k;
+      };
+      const int held = free_slot({p, view.dst, label});
+      const int nearest = free_slot({p, view.dst, label, held});
+      Step drop;
+      drop.kind = SK::Drop;
+      drop.dst = held;
+      for (Step s : {bind_to(held, d2), bind_to(label, along(Op::ArgMin, leaf(held), 1, false)),
+                     bind_to(nearest, along(Op::RMin, leaf(held), 1, false)), drop})
+        out.push_back(s);
+    } else {
+      out.push_back(bind_to(label, along(Op::ArgMin, d2, 1, false)));
+      out.push_back(bind_to(lo, along(Op::RMin, d2, 1, keepdims)));
+    }
+  } else {
+    out.push_back(bind_to(label, along(Op::ArgMin, d2, 1, false)));
+    if (r.chance(0.3))
+      out.push_back(
+          bind_to(other_than(pick_dst(), label), node(Op::CountNonzero, {node(Op::Eq, {leaf(label), int_lit(0)})})));
+  }
   if (r.chance(0.4)) {
     Expr counts = node(Op::Bincount, {leaf(label)});
     if (r.chance(0.6)) counts.kids.push_back(leaf(p, {Sl{}, index(r.below(shape_of(p)[1]))}));
