@@ -1,9 +1,10 @@
 // CSR sparse matrices (src/sparse/): SpMV and diag against a plain host CSR matvec on uneven
 // shapes, float32 and float64, from the whole matrix and from uneven blocks of rows; each SpMV
 // exchanges exactly the image entries (counted in stats); int32 column indices and the int64
-// fallback; sparse CG; the errors.
+// fallback; vdot(p, A @ p) as the SpMV's epilogue; sparse CG; the errors.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -275,8 +276,73 @@ TEST(Sparse, ConjugateGradientsOnPoisson) {
     }
     EXPECT_TRUE(close(x.to_host(), host_cg(h, hb, kIterations), 1e-10));
     EXPECT_EQ(rt.stats().image_exchanges, rt.size() > 1 ? kIterations : 0);
+    // Fused, three kernels an iteration: the SpMV with dot(p, q) as its epilogue; x, r and
+    // dot(r, r); p (which reads dot(r, r)). And alpha's one element, stored because its handle
+    // is alive at item().
+    if (rt.config().fusion) EXPECT_EQ(rt.stats().kernels, (3 + 1) * kIterations);
     // Every iteration's window is the same but the first's: its plan is cached.
     if (rt.config().fusion) EXPECT_GE(rt.stats().plan_cache_hits, kIterations - 2);
+  });
+}
+
+namespace {
+
+double host_dot(const std::vector<double>& u, const std::vector<double>& v) {
+  double s = 0;
+  for (std::size_t i = 0; i < u.size(); ++i) s += u[i] * v[i];
+  return s;
+}
+
+// vdot(p, A @ p) runs inside the SpMV, as its epilogue, where the window holds both: one kernel.
+// p may be a view, or tiled otherwise than the rows (rows from uneven blocks: the executor brings
+// p to them). Where p changes in between, or the product is read through a view or squared, the
+// inner product is a reduction of its own. Every value against the host's.
+template <class T>
+void check_inner_product_epilogue(ts::Runtime& rt, double rtol) {
+  const int64_t n = 29;
+  const HostCsr h = random_csr(n, n, 6);
+  const auto hp = as<T>(host_values(n, 4));
+  const std::vector<double> p64(hp.begin(), hp.end()), q = host_matvec(h, p64);
+  const bool fused = rt.config().fusion;
+  auto A = ts::csr_from_host<T>({n, n}, h.indptr, h.indices, as<T>(h.values));
+  auto p = ts::from_host<T>({n}, hp);
+  const auto close_to = [&](T got, double want) {
+    return std::abs(got - want) <= rtol * (std::abs(want) + host_dot(p64, p64));
+  };
+
+  reset_stats_now(rt);
+  EXPECT_PRED2(close_to, ts::vdot(p, ts::matmul(A, p)).item(), host_dot(p64, q));
+  EXPECT_EQ(rt.stats().kernels, fused ? 1 : 2);
+  reset_stats_now(rt);
+  EXPECT_PRED2(close_to, ts::vdot(ts::matmul(A, p), p).item(), host_dot(q, p64));
+  EXPECT_EQ(rt.stats().kernels, fused ? 1 : 2);
+
+  auto y = ts::matmul(A, p);
+  EXPECT_PRED2(close_to, ts::vdot(y, y).item(), host_dot(q, q));
+  y = ts::matmul(A, p);
+  EXPECT_PRED2(close_to, ts::vdot(p(slice(1, n)), y(slice(1, n))).item(),
+               host_dot({p64.begin() + 1, p64.end()}, {q.begin() + 1, q.end()}));
+  auto shifted = ts::copy(p);
+  y = ts::matmul(A, shifted);
+  shifted += T(1);  // after the product: the sum reads the new values
+  std::vector<double> hs = p64;
+  for (double& v : hs) v += 1;
+  EXPECT_PRED2(close_to, ts::vdot(shifted, y).item(), host_dot(hs, q));
+
+  auto longer = ts::from_host<T>({n + 3}, as<T>(host_values(n + 3, 4)));
+  longer(slice(2, n + 2)).assign(p);
+  EXPECT_PRED2(close_to, ts::vdot(longer(slice(2, n + 2)), ts::matmul(A, p)).item(), host_dot(p64, q));
+
+  auto uneven = from_uneven_rows<T>(h, rt.rank(), rt.size());
+  EXPECT_PRED2(close_to, ts::vdot(p, ts::matmul(uneven, p)).item(), host_dot(p64, q));
+}
+
+}  // namespace
+
+TEST(Sparse, InnerProductIsTheSpmvsEpilogue) {
+  fused_and_unfused([](ts::Runtime& rt) {
+    check_inner_product_epilogue<double>(rt, 1e-13);
+    check_inner_product_epilogue<float>(rt, 1e-5);
   });
 }
 

@@ -57,6 +57,15 @@ View along_bins(const View& v, std::int64_t length) {
   return out;
 }
 
+// A full inner product of two operands of its type may run as the epilogue of the task that wrote
+// one of them (sparse CG's vdot(p, A @ p) inside the SpMV: fusion/window.hpp).
+bool folds_into_writer(const ReduceSpec& spec, const ArrayRef& a, const ArrayRef& b, const ArrayRef& out) {
+  if (spec.axis || spec.kind != ReduceKind::Sum || spec.map != ReduceMap::Identity || spec.finalize != Finalize::None ||
+      spec.result != spec.compute || a.dtype() != spec.compute || b.dtype() != spec.compute)
+    return false;
+  const Arg x{a.store, a.view}, y{b.store, b.view};
+  return fold_inner_product(y, x, out.store) || fold_inner_product(x, y, out.store);
+}
 }  // namespace
 
 ArrayRef reduce(const ReduceSpec& spec, const ArrayRef& a, const ArrayRef* second) {
@@ -81,6 +90,10 @@ ArrayRef reduce(const ReduceSpec& spec, const ArrayRef& a, const ArrayRef* secon
   const bool along = axis >= 0 && (nd > 1 || spec.keepdims);
   ArrayRef out = along ? new_array(spec.result, reduced_tiling(a, axis, spec.keepdims), false)
                        : new_array(spec.result, Tiling{}, false);
+  if (second && folds_into_writer(spec, a, *second, out)) {
+    runtime().stats().ops++;
+    return out;
+  }
   Task task;
   ProgramBuilder b(task);
   const int arg = b.arg(a.store, a.view, false);

@@ -266,6 +266,46 @@ bool may_communicate(const Task& t, int ranks) {
 
 }  // namespace
 
+bool Window::fold_inner_product(const Arg& w, const Arg& x, const std::shared_ptr<Store>& sum) {
+  if (w.store == x.store) return false;  // sum(w * w) does not split over the parts of w
+  const std::int64_t planned = history_base_ + static_cast<std::int64_t>(history_.size());
+  for (int j = static_cast<int>(ops_.size()) - 1; j >= 0; --j) {
+    Task& t = ops_[j];
+    int written = -1;
+    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      if (!t.args[a].written) continue;
+      if (t.args[a].store == x.store) return false;  // x then is not what the sum reads
+      if (t.args[a].store == w.store) written = static_cast<int>(a);
+    }
+    if (written < 0) continue;
+    // A planned op's hash is in the loop history: it stays as it was.
+    if (!t.body || t.args[written].view != w.view || seq_[j] < planned) return false;
+    std::shared_ptr<const TaskBody> body = t.body->with_inner_product(written);
+    if (!body) return false;
+    // x is an align() argument: the executor brings it to the launch's tiles where it is tiled
+    // otherwise, as the reduction's kernel would have.
+    const Arg& key = t.args[t.key];
+    if (x.view.ndim != key.view.ndim || x.view.extent != key.view.extent || !x.view.separable()) return false;
+    View over;  // the 0-d sum, stretched over the launch domain: each rank's tile adds to it
+    over.ndim = key.view.ndim;
+    over.extent = key.view.extent;
+    t.args.push_back(Arg{x.store, x.view, false, false});
+    t.args.push_back(Arg{sum, over, true, true});
+    std::vector<ArgView> views;
+    for (const Arg& a : t.args) views.push_back({a.store.get(), a.view});
+    body->validate(t.label, views, t.key);
+    t.body = std::move(body);
+    t.label.insert(t.label.size() - 1, "+vdot");  // tessera::task[spmv+vdot]
+    return true;
+  }
+  return false;
+}
+
+bool fold_inner_product(const Arg& w, const Arg& x, const std::shared_ptr<Store>& sum) {
+  RuntimeState& rt = runtime();
+  return rt.config().fusion && rt.window().fold_inner_product(w, x, sum);
+}
+
 void submit(Task&& task) {
   RuntimeState& rt = runtime();
   for (const Arg& a : task.args)

@@ -27,6 +27,8 @@ class Window {
   // arguments and labels.
   Task take_task();
   StreamCheck& check() { return check_; }
+  // fold_inner_product (below) on this window's ops.
+  bool fold_inner_product(const Arg& w, const Arg& x, const std::shared_ptr<Store>& sum);
 
  private:
   void run(bool everything, FlushKind kind);
@@ -79,4 +81,11 @@ class Window {
 void submit(Task&& task);
 // Runs everything recorded so far.
 void flush_window(FlushKind kind = FlushKind::Flush);
+// sum(w * x) as the epilogue of the task in the window that last wrote w (through w's view), where
+// its body takes one (TaskBody::with_inner_product: sparse CG's vdot(p, A @ p) inside the SpMV):
+// that task gets x and `sum`, a new 0-d store of w's type, as arguments, and nothing else is
+// recorded. False where this does not apply, and nothing changed: fusion off, the writer has run
+// or was planned already, it writes x, x changes after it, x is not separable (a matrix's diagonal)
+// or has another shape. An x tiled otherwise is brought to the launch's tiles by the executor.
+bool fold_inner_product(const Arg& w, const Arg& x, const std::shared_ptr<Store>& sum);
 }  // namespace tessera::detail

@@ -86,6 +86,12 @@ class TaskBody {
   // while x's ghosts travel, the off-diagonal block after).
   virtual void run(const TileContext& context) const = 0;
   virtual bool splits() const { return false; }
+  // An epilogue: a body that does what this one does and also sums x[i] * w[i] over the launch
+  // domain into a 0-d Reduce argument, where w is written argument `written` and x a Read align()
+  // argument; both are appended to the arguments (x, then the sum). nullptr where the body cannot
+  // (the default). Sparse CG's vdot(p, A @ p) runs inside the SpMV this way (fusion/window.hpp,
+  // fold_inner_product).
+  virtual std::shared_ptr<const TaskBody> with_inner_product(int /*written*/) const { return nullptr; }
 
   // Checks every argument's constraint (tessera::Error naming the task and the values).
   void validate(const std::string& task, const std::vector<ArgView>& args, int key) const;
