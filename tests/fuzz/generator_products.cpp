@@ -113,6 +113,11 @@ std::vector<Step> Gen::product() {
       return {s};
     }
     case 2: {  // a 0-d result of the product: vdot(p, A p), sum(A x), norm(A B)
+      if (square && S == Shape{st.csr->rows} && r.chance(0.75)) {
+        // CG's vdot(p, A p): the SpMV's epilogue where p is aligned with A's rows.
+        const Expr p = as_f64(*this, leaf_for(S, anchor, true));
+        return {bind_to(pick_dst(), node(Op::Vdot, {p, node(Op::SpMV, {p})}))};
+      }
       const Expr p = gen_product(S, 1 + r.below(2), anchor);
       const int w = r.below(3);
       const Expr e = w == 0   ? node(Op::Vdot, {as_f64(*this, leaf_for(S, anchor, true)), p})
