@@ -2,6 +2,7 @@
 // workloads, each also checked against a host reference, plus the plan cache in steady loops.
 
 #include <cmath>
+#include <random>
 
 #include "support.hpp"
 
@@ -475,4 +476,68 @@ TEST_F(FusionTest, GroupsWiderThanTheArgumentLimitAreSplit) {
     for (std::int64_t i = 0; i < n; ++i) expect[i] += double(k + 1) * h[i];
   }
   EXPECT_TRUE(close(got, expect, 1e-12));
+}
+
+// Two windows share a plan when their canonical words are equal, so a view's fields must enter
+// them exactly: an assign into x[0:62] and one into z[1:32] once hashed alike (origin * 31 +
+// extent is 62 for both) and the second ran with the first's plan, writing z[0:62].
+TEST_F(FusionTest, ViewsThatOnceHashedAlikeGetTheirOwnPlans) {
+  const std::int64_t n = 100;
+  auto y = ts::random<double>({n}, 7);
+  auto grid = ts::random<double>({n, 40}, 8);
+  const std::vector<double> yh = y.to_host(), gh = grid.to_host();
+  struct Range {
+    std::int64_t start, stop;
+  };
+  // Pairs of (origin, extent) with origin * 31 + extent equal.
+  const std::vector<std::pair<Range, Range>> pairs = {{{0, 62}, {1, 32}}, {{2, 64}, {3, 34}}, {{1, 32}, {0, 62}}};
+  for (const auto& [first, second] : pairs) {
+    for (const Range& r : {first, second}) {
+      auto x = ts::zeros<double>({n});
+      x(ts::slice(r.start, r.stop)).assign(y(ts::slice(r.start, r.stop)));
+      auto m = ts::zeros<double>({n, 40});
+      m(ts::slice(r.start, r.stop), ts::slice(1, 3)).assign(grid(ts::slice(r.start, r.stop), ts::slice(1, 3)));
+      rt().flush();
+      std::vector<double> want_x(n, 0.0), want_m(n * 40, 0.0);
+      for (std::int64_t i = r.start; i < r.stop; ++i) {
+        want_x[i] = yh[i];
+        for (std::int64_t j = 1; j < 3; ++j) want_m[i * 40 + j] = gh[i * 40 + j];
+      }
+      EXPECT_EQ(x.to_host(), want_x) << "x[" << r.start << ":" << r.stop << "]";
+      EXPECT_EQ(m.to_host(), want_m) << "m[" << r.start << ":" << r.stop << ", 1:3]";
+    }
+  }
+}
+
+// Windows that differ only in their views, one after another: each must run with a plan of its
+// own views (random slices with steps, 1-D and 2-D, every assign in a window of its own).
+TEST_F(FusionTest, WindowsThatDifferOnlyInTheirViewsMatchTheHost) {
+  const std::int64_t n = 97, rows = 23, cols = 19;
+  auto src = ts::random<double>({n}, 11);
+  auto grid_src = ts::random<double>({rows, cols}, 12);
+  auto x = ts::zeros<double>({n});
+  auto m = ts::zeros<double>({rows, cols});
+  std::vector<double> want_x(n, 0.0), want_m(rows * cols, 0.0);
+  const std::vector<double> sh = src.to_host(), gh = grid_src.to_host();
+  std::mt19937 gen(5);
+  auto pick = [&](std::int64_t extent, std::int64_t& start, std::int64_t& stop, std::int64_t& step) {
+    start = std::uniform_int_distribution<std::int64_t>(0, extent - 1)(gen);
+    stop = std::uniform_int_distribution<std::int64_t>(start + 1, extent)(gen);
+    step = std::uniform_int_distribution<std::int64_t>(1, 3)(gen);
+  };
+  for (int it = 0; it < 40; ++it) {
+    std::int64_t a, b, s, c, d, t;
+    pick(n, a, b, s);
+    x(ts::slice(a, b, s)).assign(src(ts::slice(a, b, s)) + static_cast<double>(it));
+    rt().flush();
+    for (std::int64_t i = a; i < b; i += s) want_x[i] = sh[i] + it;
+    pick(rows, a, b, s);
+    pick(cols, c, d, t);
+    m(ts::slice(a, b, s), ts::slice(c, d, t)).assign(grid_src(ts::slice(a, b, s), ts::slice(c, d, t)) * 2.0);
+    rt().flush();
+    for (std::int64_t i = a; i < b; i += s)
+      for (std::int64_t j = c; j < d; j += t) want_m[i * cols + j] = gh[i * cols + j] * 2.0;
+  }
+  EXPECT_EQ(x.to_host(), want_x);
+  EXPECT_EQ(m.to_host(), want_m);
 }

@@ -44,10 +44,44 @@ std::uint64_t mix64(std::uint64_t h, std::uint64_t v) {
   return h * 0xff51afd7ed558ccdULL;
 }
 
-std::uint64_t pack(const Instr& in) {
-  return static_cast<std::uint64_t>(in.op) | static_cast<std::uint64_t>(in.type) << 8 |
-         static_cast<std::uint64_t>(in.from) << 16 | static_cast<std::uint64_t>(in.dst) << 24 |
-         static_cast<std::uint64_t>(in.a) << 40 | static_cast<std::uint64_t>(in.b) << 56;
+// A canonical window's op hash must change whenever anything its plan depends on does: two
+// windows whose words are equal share a plan (a collision reuses a wrong one). So every field is
+// mixed in exactly: small fields share a word where they fit (nearly always), with its top bit 0;
+// where one does not fit, a word with the top bit 1 comes first and every field follows in a
+// word of its own. No two different inputs give the same words.
+constexpr std::uint64_t kWide = 1ULL << 63;
+
+bool fits(std::uint64_t v, int bits) { return (v >> bits) == 0; }
+
+std::uint64_t mix_instr(std::uint64_t h, const Instr& in) {
+  const auto op = static_cast<std::uint64_t>(in.op), type = static_cast<std::uint64_t>(in.type),
+             from = static_cast<std::uint64_t>(in.from);
+  if (fits(type | from, 4) && fits(std::uint64_t(in.dst) | in.a | in.b | in.c, 11))
+    return mix64(h, op | type << 8 | from << 12 | std::uint64_t(in.dst) << 16 | std::uint64_t(in.a) << 27 |
+                        std::uint64_t(in.b) << 38 | std::uint64_t(in.c) << 49);
+  h = mix64(h, kWide);
+  h = mix64(h, op | type << 8 | from << 16 | std::uint64_t(in.dst) << 24);
+  return mix64(h, std::uint64_t(in.a) | std::uint64_t(in.b) << 16 | std::uint64_t(in.c) << 32);
+}
+
+// Per dimension: the origin and extent in one word, the map's row in another.
+std::uint64_t mix_view(std::uint64_t h, const View& v) {
+  for (int d = 0; d < kMaxDims; ++d) {
+    const auto origin = static_cast<std::uint64_t>(v.origin[d]), extent = static_cast<std::uint64_t>(v.extent[d]);
+    if (fits(origin | extent, 31)) {
+      h = mix64(h, origin << 32 | extent);
+    } else {
+      h = mix64(mix64(mix64(h, kWide), origin), extent);
+    }
+    const auto m0 = static_cast<std::uint64_t>(v.map[d][0]), m1 = static_cast<std::uint64_t>(v.map[d][1]),
+               m2 = static_cast<std::uint64_t>(v.map[d][2]);
+    if (fits(m0 | m1 | m2, 20)) {
+      h = mix64(h, m0 | m1 << 20 | m2 << 40);
+    } else {
+      h = mix64(mix64(mix64(mix64(h, kWide), m0), m1), m2);
+    }
+  }
+  return h;
 }
 
 std::uint64_t bits(double x) {
@@ -88,11 +122,22 @@ std::uint64_t tiling_hash(const Store& s) {
   const Tiling& tl = s.tiling();
   std::uint64_t h = 0x7e55;
   for (int d = 0; d < kMaxDims; ++d) {
-    h = mix64(h, static_cast<std::uint64_t>(tl.step[d]) | static_cast<std::uint64_t>(tl.axis[d]) << 32 |
-                     static_cast<std::uint64_t>(tl.fixed[d] + 1) << 40 | static_cast<std::uint64_t>(tl.grid) << 48);
-    h = mix64(h, reinterpret_cast<std::uintptr_t>(tl.cuts[d].get()) ^ static_cast<std::uint64_t>(tl.offset[d]) ^
-                     (static_cast<std::uint64_t>(tl.extent[d]) << 32));
+    const auto step = static_cast<std::uint64_t>(tl.step[d]), fixed = static_cast<std::uint64_t>(tl.fixed[d] + 1),
+               axis = static_cast<std::uint64_t>(tl.axis[d]);
+    if (fits(step | fixed, 24) && fits(axis, 8)) {
+      h = mix64(h, step | fixed << 24 | axis << 48);
+    } else {
+      h = mix64(mix64(mix64(mix64(h, kWide), step), fixed), axis);
+    }
+    const auto offset = static_cast<std::uint64_t>(tl.offset[d]), extent = static_cast<std::uint64_t>(tl.extent[d]);
+    if (fits(offset | extent, 31)) {
+      h = mix64(h, offset << 32 | extent);
+    } else {
+      h = mix64(mix64(mix64(h, kWide), offset), extent);
+    }
+    h = mix64(h, reinterpret_cast<std::uintptr_t>(tl.cuts[d].get()));
   }
+  h = mix64(h, static_cast<std::uint64_t>(tl.grid));
   if (h == 0) h = 1;  // 0 means "not computed"
   s.set_tiling_hash(h);
   return h;
@@ -135,35 +180,35 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Task& t = ops[i];
     std::uint64_t oh = 0x1234;
-    for (const Instr& in : t.program.code) oh = mix64(oh, pack(in) ^ (std::uint64_t(in.c) << 32));
+    for (const Instr& in : t.program.code) oh = mix_instr(oh, in);
     for (const Value& v : t.program.constants) oh = mix64(oh, static_cast<std::uint64_t>(v.i64));
     for (std::size_t k = 0; k < t.program.reduce_kinds.size(); ++k)
       oh = mix64(oh, static_cast<std::uint64_t>(t.program.reduce_kinds[k]) * 2 + t.program.reduce_float[k]);
     oh = mix64(oh, static_cast<std::uint64_t>(t.key) | static_cast<std::uint64_t>(t.program.reduce_dim + 2) << 32);
     oh = mix_label(oh, t.label);
     if (t.body) oh = mix64(oh, t.body->signature());
-    std::uint64_t held = 0x5678;  // which stores have Array handles now
+    // Which stores have Array handles now: a bit per store, in order, after a leading 1 bit (so
+    // that the count shows); mixed in when 63 have been taken.
+    std::uint64_t held = 1, all_held = 0x5678;
+    auto take_held = [&](bool bit) {
+      if (held >> 63) all_held = mix64(all_held, held), held = 1;
+      held = held << 1 | bit;
+    };
     for (const Arg& a : t.args) {
       const Store& s = *a.store;
-      held = mix64(held, s.user_refs() > 0);
+      take_held(s.user_refs() > 0);
       oh = mix64(oh, static_cast<std::uint64_t>(s.dtype()) | std::uint64_t(a.written) << 8 |
-                         std::uint64_t(a.created) << 9 | std::uint64_t(s.tiling().ndim) << 12);
-      for (int d = 0; d < kMaxDims; ++d) {
-        oh =
-            mix64(oh, static_cast<std::uint64_t>(a.view.origin[d]) * 31 + static_cast<std::uint64_t>(a.view.extent[d]));
-        oh = mix64(oh, static_cast<std::uint64_t>(a.view.map[d][0]) |
-                           static_cast<std::uint64_t>(a.view.map[d][1]) << 21 |
-                           static_cast<std::uint64_t>(a.view.map[d][2]) << 42 |
-                           static_cast<std::uint64_t>(a.view.ndim * 4 + a.view.store_ndim) << 60);
-      }
+                         std::uint64_t(a.created) << 9 | std::uint64_t(s.tiling().ndim) << 16 |
+                         std::uint64_t(a.view.ndim) << 24 | std::uint64_t(a.view.store_ndim) << 32);
+      oh = mix_view(oh, a.view);
       oh = mix64(oh, tiling_hash(s));
     }
     for (const ReductionOut& r : t.reductions) {
-      oh = mix64(oh, static_cast<std::uint64_t>(r.finalize) ^ bits(r.count));
-      held = mix64(held, r.out->user_refs() > 0);
+      oh = mix64(mix64(oh, static_cast<std::uint64_t>(r.finalize)), bits(r.count));
+      take_held(r.out->user_refs() > 0);
     }
     w.stream_hash[i] = oh;
-    oh = mix64(oh, held);
+    oh = mix64(oh, mix64(all_held, held));
     w.op_hash[i] = oh;
     words.push_back(oh);
     w.arg_store.next_op();
