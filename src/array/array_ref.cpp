@@ -80,7 +80,7 @@ ArrayRef new_array(DType type, const Tiling& tiling, bool zero) {
   const Index3 coords = grid.coords(rt.rank());
   // A 0-d store is on every rank; rank 0's copy counts.
   const bool primary = tiling.ndim == 0 ? rt.rank() == 0 : tiling.primary(coords, grid.ndim());
-  auto store = std::make_shared<Store>(type, tiling, tiling.tile(coords), primary, zero);
+  auto store = make_store(type, tiling, tiling.tile(coords), primary, zero);
   return ArrayRef{store, store->whole()};
 }
 

@@ -9,7 +9,58 @@ namespace tessera::detail {
 namespace {
 Store* g_stores = nullptr;  // the live stores, linked through themselves (Store::link_into)
 std::uint64_t g_store_counter = 0;
+
+// Freed blocks of one type, at most kMaxFreeBlocks, reachable from this global until the process
+// ends (no destructor: nothing to order at exit). Stores are made and dropped on the thread that
+// runs the program, as the list of live stores above assumes.
+constexpr int kMaxFreeBlocks = 256;
+struct FreeBlock {
+  FreeBlock* next;
+};
+template <class T>
+struct FreeBlocks {
+  static inline FreeBlock* head = nullptr;
+  static inline int count = 0;
+};
+
+template <class T>
+struct PooledAllocator {
+  static_assert(sizeof(T) >= sizeof(FreeBlock) && alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+  using value_type = T;
+  PooledAllocator() = default;
+  template <class U>
+  PooledAllocator(const PooledAllocator<U>&) {}  // NOLINT(google-explicit-constructor): rebinding
+  T* allocate(std::size_t n) {
+    using List = FreeBlocks<T>;
+    if (n != 1 || !List::head) return static_cast<T*>(::operator new(n * sizeof(T)));
+    FreeBlock* b = List::head;
+    List::head = b->next;
+    --List::count;
+    return reinterpret_cast<T*>(b);
+  }
+  void deallocate(T* p, std::size_t n) {
+    using List = FreeBlocks<T>;
+    if (n != 1 || List::count >= kMaxFreeBlocks) return ::operator delete(p);
+    auto* b = reinterpret_cast<FreeBlock*>(p);
+    b->next = List::head;
+    List::head = b;
+    ++List::count;
+  }
+  template <class U>
+  bool operator==(const PooledAllocator<U>&) const {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const PooledAllocator<U>&) const {
+    return false;
+  }
+};
 }  // namespace
+
+std::shared_ptr<Store> make_store(DType dtype, const Tiling& tiling, const Box& owned, bool primary,
+                                  bool initialize_zero) {
+  return std::allocate_shared<Store>(PooledAllocator<Store>{}, dtype, tiling, owned, primary, initialize_zero);
+}
 
 Layout Layout::row_major(const Box& frame) {
   Layout l;

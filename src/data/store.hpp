@@ -156,6 +156,12 @@ class Store {
   mutable std::uint64_t tiling_hash_ = 0;
 };
 
+// A new store, held by a shared_ptr whose block (the store and its counts, one allocation) comes
+// from a free list of such blocks: a steady loop makes and drops a store per temporary, more per
+// window than malloc's per-thread cache keeps.
+std::shared_ptr<Store> make_store(DType dtype, const Tiling& tiling, const Box& owned, bool primary,
+                                  bool initialize_zero);
+
 Box bloat(const Box& b, const Index3& lo, const Index3& hi);
 
 // Copies the elements of `region` between two placements (pack, unpack, local copies).

@@ -333,11 +333,20 @@ ExecReport execute(const Launch& task) {
   std::vector<Access> access(nargs, Access::Aligned);
   std::vector<FetchRequest> halos;
   std::vector<std::pair<Index3, Index3>> halo_widths;  // parallel to `halos`
-  std::vector<Kokkos::View<char*, MemSpace>> temporaries(nargs);
-  std::vector<Box> redistributed(nargs);  // the store box a temporary holds
+  // What the launch keeps per argument, in one allocation.
+  struct ArgState {
+    Kokkos::View<char*, MemSpace> temporary;  // a redistributed argument's elements
+    Box redistributed;                        // ... the store box they are
+    std::int64_t ghosts = 0;                  // bloat() width
+    Kokkos::View<char*, MemSpace> fresh;      // a renamed store's new buffer
+    std::vector<Box> frame;                   // ... the frame it shares with the current one
+    bool frame_current = false;               // ... whether that frame was copied already
+    char* base = nullptr;                     // where the argument's elements are
+    Layout layout;                            // ... and how they are placed
+  };
+  std::vector<ArgState> state(nargs);
   std::vector<FetchRequest> moves;
   const TaskBody* body = task.body;
-  std::vector<std::int64_t> ghosts(nargs, 0);  // bloat() widths
   int image_arg = -1;
 
   for (std::size_t i = 0; i < nargs; ++i) {
@@ -355,14 +364,14 @@ ExecReport execute(const Launch& task) {
     }
     if (arg.view.ndim != ndim || arg.view.extent != key.view.extent)
       raise("internal: argument ", i, " of ", *task.label, " has view ", arg.view, " but the domain is ", key.view);
-    ghosts[i] = body ? body->constraint(static_cast<int>(i)).bloat() : 0;
-    Classified c = ghosts[i] > 0 ? classify_bloated(arg, ghosts[i], launch, grid, rt.size(), rt.rank())
-                                 : classify(arg, launch, grid, rt.size());
+    state[i].ghosts = body ? body->constraint(static_cast<int>(i)).bloat() : 0;
+    Classified c = state[i].ghosts > 0 ? classify_bloated(arg, state[i].ghosts, launch, grid, rt.size(), rt.rank())
+                                       : classify(arg, launch, grid, rt.size());
     access[i] = c.access;
     const bool reduced = body && body->privilege(static_cast<int>(i)) == Privilege::Reduce;
     if (arg.written && !(c.access == Access::Aligned || (reduced && c.access == Access::Local)))
       raise("internal: ", *task.label, " writes argument ", i, " through a view not aligned with its domain");
-    if (ghosts[i] > 0 && c.access == Access::Local) s.ensure_ghosts(c.lo, c.hi);
+    if (state[i].ghosts > 0 && c.access == Access::Local) s.ensure_ghosts(c.lo, c.hi);
     if (c.access == Access::Halo) {
       auto it = std::find_if(halos.begin(), halos.end(), [&](const FetchRequest& r) { return r.store == &s; });
       if (it == halos.end()) {
@@ -374,11 +383,11 @@ ExecReport execute(const Launch& task) {
           w.first[d] = std::max(w.first[d], c.lo[d]), w.second[d] = std::max(w.second[d], c.hi[d]);
       }
     } else if (c.access == Access::Redistributed) {
-      redistributed[i] = ghosts[i] > 0 ? c.buffer : c.need[rt.rank()];
-      temporaries[i] = allocate(static_cast<std::size_t>(redistributed[i].volume()) * size_of(s.dtype()),
-                                "tessera::redistribute", false);
-      moves.push_back(FetchRequest{&s, std::move(c.need), temporaries[i].data(), Layout::row_major(redistributed[i]),
-                                   false, &rt.grid(s.tiling().grid)});
+      state[i].redistributed = state[i].ghosts > 0 ? c.buffer : c.need[rt.rank()];
+      state[i].temporary = allocate(static_cast<std::size_t>(state[i].redistributed.volume()) * size_of(s.dtype()),
+                                    "tessera::redistribute", false);
+      moves.push_back(FetchRequest{&s, std::move(c.need), state[i].temporary.data(),
+                                   Layout::row_major(state[i].redistributed), false, &rt.grid(s.tiling().grid)});
     }
   }
 
@@ -434,35 +443,30 @@ ExecReport execute(const Launch& task) {
 
   // Renamed stores get their buffers now, after the exchange has grown any ghosts: the same
   // layout, so the store can adopt the buffer after the kernel.
-  std::vector<Kokkos::View<char*, MemSpace>> fresh(nargs);
-  std::vector<std::vector<Box>> frames(nargs);
-  std::vector<char> frame_current(nargs, 0);
   for (std::size_t i = 0; i < nargs; ++i) {
     const Arg& arg = task.args[i];
     if (!arg.renamed) continue;
     if (access[i] == Access::Replicated) raise("internal: ", *task.label, " renames a 0-d store");
-    bool current = false;
+    ArgState& st = state[i];
     arg.store->data();  // the frame is copied from the current buffer: it must exist
-    frames[i] = frame_of(arg, tile);
-    fresh[i] = arg.store->rename_buffer(frames[i], current);
-    frame_current[i] = current;
+    st.frame = frame_of(arg, tile);
+    st.fresh = arg.store->rename_buffer(st.frame, st.frame_current);
   }
 
   // Where each argument's elements are: accessors for any part of the tile follow from these.
-  std::vector<char*> base(nargs);
-  std::vector<Layout> layout(nargs);
   std::int64_t bytes = 0;
   for (std::size_t i = 0; i < nargs; ++i) {
     const Arg& arg = task.args[i];
     Store& s = *arg.store;
+    ArgState& st = state[i];
     if (arg.renamed) {
-      base[i] = fresh[i].data(), layout[i] = s.layout();
+      st.base = st.fresh.data(), st.layout = s.layout();
     } else if (access[i] == Access::Replicated) {
-      base[i] = s.data();
+      st.base = s.data();
     } else if (access[i] == Access::Redistributed) {
-      base[i] = temporaries[i].data(), layout[i] = Layout::row_major(redistributed[i]);
+      st.base = st.temporary.data(), st.layout = Layout::row_major(st.redistributed);
     } else {
-      base[i] = s.data(), layout[i] = s.layout();
+      st.base = s.data(), st.layout = s.layout();
     }
     bytes += (access[i] == Access::Replicated ? 1 : arg.view.footprint(tile)) * size_of(s.dtype());
   }
@@ -470,9 +474,9 @@ ExecReport execute(const Launch& task) {
     std::vector<Accessor> a(nargs);
     for (std::size_t i = 0; i < nargs; ++i) {
       if (access[i] == Access::Replicated)
-        a[i].ptr = base[i];
+        a[i].ptr = state[i].base;
       else
-        a[i] = accessor_for(base[i], layout[i], task.args[i].view, part.lo);
+        a[i] = accessor_for(state[i].base, state[i].layout, task.args[i].view, part.lo);
     }
     return a;
   };
@@ -533,7 +537,7 @@ ExecReport execute(const Launch& task) {
     context.tile = tile;
     context.shape = key.view.extent;
     for (std::size_t i = 0; i < nargs; ++i) {
-      context.args.push_back(tile_arg(task.args[i], access[i], base[i], layout[i], tile, ghosts[i]));
+      context.args.push_back(tile_arg(task.args[i], access[i], state[i].base, state[i].layout, tile, state[i].ghosts));
       if (access[i] == Access::Image) {
         context.args.back().image = image_buffer.data();
         context.args.back().image_count = body->constraint(static_cast<int>(i)).image()->ghosts;
@@ -598,13 +602,14 @@ ExecReport execute(const Launch& task) {
   rt.stats().kernels++;
   for (std::size_t i = 0; i < nargs; ++i)
     if (task.args[i].renamed)
-      bytes += adopt_renamed(task.args[i], frames[i], std::move(fresh[i]), frame_current[i], *task.label);
+      bytes +=
+          adopt_renamed(task.args[i], state[i].frame, std::move(state[i].fresh), state[i].frame_current, *task.label);
   rt.stats().bytes_accessed += bytes;
   for (const Arg& arg : task.args)
     if (arg.written && !arg.renamed) arg.store->mark_written();  // a renamed one was adopted
   if (rt.logging(LogTopic::Exec))
     rt.log(LogTopic::Exec, *task.label + ": " + (body ? std::string("a task's body") : task.program->describe()));
-  for (auto& t : temporaries) recycle(std::move(t));
+  for (ArgState& a : state) recycle(std::move(a.temporary));
   if (!task.reductions.empty())
     finish_reductions(task, reinterpret_cast<Value*>(partials_buffer.data()), outputs,
                       reduction_partners(task, launch, grid),

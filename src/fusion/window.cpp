@@ -97,8 +97,9 @@ void Window::run(bool everything, FlushKind kind) {
   std::vector<Task> done;
   done.swap(spare_);  // empty, with an earlier window's capacity
   done.swap(ops_);
-  std::vector<std::int64_t> seq = std::move(seq_);
-  seq_.clear();
+  std::vector<std::int64_t>& seq = seq_spare_;  // keeps its capacity, as seq_ does
+  seq.clear();
+  seq.swap(seq_);
   for (int i : plan.kept) {
     ops_.push_back(std::move(done[i]));
     seq_.push_back(seq[i]);

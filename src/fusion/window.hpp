@@ -69,6 +69,7 @@ class Window {
   // forgets the period, and it is looked for again.
   static constexpr std::size_t kMaxPeriod = 2048;
   std::vector<std::int64_t> seq_;
+  std::vector<std::int64_t> seq_spare_;  // run()'s copy of seq_, kept for its capacity
   std::int64_t recorded_ = 0;
   std::vector<std::uint64_t> history_;
   std::int64_t history_base_ = 0;
