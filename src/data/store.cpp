@@ -1,6 +1,7 @@
 #include "tessera/data/store.hpp"
 
 #include <cstdint>
+#include <new>
 
 #include "tessera/core/context.hpp"
 #include "tessera/core/error.hpp"
@@ -13,7 +14,18 @@ std::uint64_t g_store_counter = 0;
 // Freed blocks of one type, at most kMaxFreeBlocks, reachable from this global until the process
 // ends (no destructor: nothing to order at exit). Stores are made and dropped on the thread that
 // runs the program, as the list of live stores above assumes.
+// Under AddressSanitizer nothing is kept, so that a use of a dropped store is still reported.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kMaxFreeBlocks = 0;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr int kMaxFreeBlocks = 0;
+#else
 constexpr int kMaxFreeBlocks = 256;
+#endif
+#else
+constexpr int kMaxFreeBlocks = 256;
+#endif
 struct FreeBlock {
   FreeBlock* next;
 };
@@ -41,9 +53,7 @@ struct PooledAllocator {
   void deallocate(T* p, std::size_t n) {
     using List = FreeBlocks<T>;
     if (n != 1 || List::count >= kMaxFreeBlocks) return ::operator delete(p);
-    auto* b = reinterpret_cast<FreeBlock*>(p);
-    b->next = List::head;
-    List::head = b;
+    List::head = ::new (static_cast<void*>(p)) FreeBlock{List::head};
     ++List::count;
   }
   template <class U>
