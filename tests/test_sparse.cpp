@@ -333,6 +333,15 @@ void check_inner_product_epilogue(ts::Runtime& rt, double rtol) {
   longer(slice(2, n + 2)).assign(p);
   EXPECT_PRED2(close_to, ts::vdot(longer(slice(2, n + 2)), ts::matmul(A, p)).item(), host_dot(p64, q));
 
+  // Stepped views: the epilogue's operand, and the product's input read through the same view.
+  auto wide = ts::from_host<T>({2 * n}, as<T>(host_values(2 * n, 5)));
+  wide(slice(1, 2 * n, 2)).assign(p);
+  reset_stats_now(rt);
+  EXPECT_PRED2(close_to, ts::vdot(wide(slice(1, 2 * n, 2)), ts::matmul(A, p)).item(), host_dot(p64, q));
+  EXPECT_EQ(rt.stats().kernels, fused ? 1 : 2);
+  const auto odd = wide(slice(1, 2 * n, 2));
+  EXPECT_PRED2(close_to, ts::vdot(odd, ts::matmul(A, odd)).item(), host_dot(p64, q));
+
   auto uneven = from_uneven_rows<T>(h, rt.rank(), rt.size());
   EXPECT_PRED2(close_to, ts::vdot(p, ts::matmul(uneven, p)).item(), host_dot(p64, q));
 }
