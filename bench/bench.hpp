@@ -41,8 +41,10 @@ struct Result {
   double kernels = 0, allocs = 0, bytes = 0, halo_bytes = 0;
   double plan_cache_hit_rate = std::numeric_limits<double>::quiet_NaN();
   double first_iter_ms = std::numeric_limits<double>::quiet_NaN();  // the first warm-up iteration
-  double checksum = std::numeric_limits<double>::quiet_NaN();       // comparable across systems
-  std::string check = "FAILED";                                     // ok | FAILED | unvalidated
+  // overhead: the host's time recording the ops (the loop body before its flush), per op
+  double record_us_per_op = std::numeric_limits<double>::quiet_NaN();
+  double checksum = std::numeric_limits<double>::quiet_NaN();  // comparable across systems
+  std::string check = "FAILED";                                // ok | FAILED | unvalidated
   std::string check_detail;
 };
 

@@ -185,6 +185,7 @@ void report(ts::Runtime& rt, const Options& o, const Result& r) {
         {"halo_bytes_per_iter", number(r.halo_bytes, "%.1f")},
         {"allocs_per_iter", number(r.allocs, "%.3f")},
         {"us_per_op", number(us_per_op, "%.3f")},
+        {"record_us_per_op", number(r.record_us_per_op, "%.3f")},
         {"plan_cache_hit_rate", number(r.plan_cache_hit_rate, "%.4f")},
         {"kernel_compiles", std::to_string(expert ? 0 : s.kernel_compiles)},
         {"kernel_disk_hits", std::to_string(expert ? 0 : s.kernel_disk_hits)},

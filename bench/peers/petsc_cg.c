@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
           "{\"workload\": \"sparse_cg\", \"system\": \"petsc\", \"ranks\": %d, \"n\": %lld, \"rows\": %lld, "
           "\"iters\": %lld, \"warmup\": %lld, \"ms_per_iter\": %s, \"ms_per_iter_min\": %s, \"gbps\": %s, "
           "\"kernels_per_iter\": null, \"bytes_per_iter\": null, \"min_bytes_per_iter\": %.1f, "
-          "\"halo_bytes_per_iter\": %s, \"allocs_per_iter\": null, \"us_per_op\": null, "
+          "\"halo_bytes_per_iter\": %s, \"allocs_per_iter\": null, \"us_per_op\": null, \"record_us_per_op\": null, "
           "\"plan_cache_hit_rate\": null, \"kernel_compiles\": 0, \"kernel_disk_hits\": 0, \"backend\": "
           "\"petsc\", \"backend_requested\": \"petsc\", \"checksum\": %s, \"check\": \"%s\", \"check_detail\": "
           "\"%s; %.0f nonzeros (int%d indices), PETSc %d.%d.%d\"}\n",
