@@ -175,9 +175,10 @@ ArrayRef apply_to(const char* what, OpCode op, Operands operands_in, const DType
     const Operand& o = operands[i];
     if (o.is_array) {
       // Each operand is read through its view broadcast to the result's shape (stride 0 along the
-      // stretched axes: never copied); 0-d stores are replicated and read as they are.
-      const View view =
-          o.array.store->ndim() == 0 ? o.array.view : broadcast_view(o.array, shape.extent.data(), shape.ndim);
+      // stretched axes: never copied); 0-d stores are replicated and read as they are, and so are
+      // views of the result's shape (nothing to broadcast).
+      const bool as_is = o.array.store->ndim() == 0 || has_shape(o.array.view, shape.extent.data(), shape.ndim);
+      const View view = as_is ? o.array.view : broadcast_view(o.array, shape.extent.data(), shape.ndim);
       int arg = b.arg(o.array.store, view, false);
       regs[i] = b.cast(b.load(arg, o.array.dtype()), o.array.dtype(), cast_to[i]);
     } else {
