@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include <tessera/array/store_factory.hpp>
 #include <tessera/fusion/runtime_state.hpp>
 #include <tessera/partition/process_grid.hpp>
 #include <tessera/partition/tiling.hpp>
+#include <tessera/partition/view.hpp>
 
 #include "support.hpp"
 
@@ -532,4 +534,43 @@ TEST_F(TesseraTest, ViewsOfResultsStayAligned) {
     for (std::int64_t j = 1; j < m - 1; ++j)
       for (std::int64_t l = 1; l < k - 1; ++l) want.push_back(h[(i * m + j) * k + l] * 2.0 + h[(i * m + j) * k + l]);
   EXPECT_TRUE(close(d.to_host(), want));
+}
+
+// new_array_like's shortcut: where induces_own_tiling holds, the view induces the store's own
+// tiling field by field (the result gets it without recomputing). It holds for new arrays and
+// the results of ops on them, on any grid, and not for views other than the whole store.
+TEST_F(TesseraTest, WholeStoresInduceTheirOwnTiling) {
+  const auto same = [](const td::Tiling& a, const td::Tiling& b) {
+    return a.ndim == b.ndim && a.grid == b.grid && a.cuts == b.cuts && a.axis == b.axis && a.offset == b.offset &&
+           a.step == b.step && a.extent == b.extent && a.fixed == b.fixed;
+  };
+  auto x = ts::random<double>({13}, 1);
+  auto m = ts::random<double>({7, 9}, 2);
+  auto c = ts::random<double>({5, 4, 6}, 3);
+  const std::vector<ts::Array<double>> whole = {x,
+                                                m,
+                                                c,
+                                                x + 1.0,
+                                                m * m,
+                                                ts::copy(x(ts::slice(1, -1))),
+                                                ts::copy(m(ts::slice(0, ts::end, 2), ts::all)),
+                                                ts::copy(m(ts::all, 3)),
+                                                ts::copy(c(ts::all, 2, ts::slice(1, 5, 3))),
+                                                ts::copy(ts::transpose(m)),
+                                                ts::concatenate({x, x}),
+                                                ts::roll(m, 2, 1)};
+  int own = 0;
+  for (const auto& a : whole) {
+    const td::ArrayRef& r = a.impl();
+    if (!td::induces_own_tiling(r)) continue;
+    ++own;
+    const std::optional<td::Tiling> t = td::induced(r.store->tiling(), r.view);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_TRUE(same(*t, r.store->tiling())) << "shape " << ts::detail::shape_string(r.shape());
+  }
+  EXPECT_GE(own, 5);  // at least the new arrays and the ops' results
+  for (const auto* a : {&x, &m, &c}) EXPECT_TRUE(td::induces_own_tiling((*a + 1.0).impl()));
+  for (const auto& view : {x(ts::slice(1, -1)), m(ts::all, ts::slice(0, ts::end, 2)), m(ts::slice(0, 6), ts::all),
+                           c(ts::all, ts::newaxis, ts::all, 0)})
+    EXPECT_FALSE(td::induces_own_tiling(view.impl())) << view.impl().view;
 }

@@ -84,8 +84,27 @@ ArrayRef new_array(DType type, const Tiling& tiling, bool zero) {
   return ArrayRef{store, store->whole()};
 }
 
+// Dimensions that are not cut at their defaults, as induced() leaves them: a result of a whole
+// store's shape then takes the store's tiling as it is (a steady loop makes one such result per
+// op; recomputing the tiling cost more than the rest of the new store).
+bool induces_own_tiling(const ArrayRef& a) {
+  const Tiling& t = a.store->tiling();
+  const View& v = a.view;
+  if (v.ndim != t.ndim || v.store_ndim != t.ndim) return false;
+  for (int d = 0; d < kMaxDims; ++d) {
+    const bool inside = d < t.ndim;
+    if (inside && (v.origin[d] != 0 || v.extent[d] != t.extent[d])) return false;
+    for (int k = 0; k < t.ndim; ++k)
+      if (inside && v.map[k][d] != (k == d ? 1 : 0)) return false;
+    if ((!inside || !t.cuts[d]) && (t.axis[d] != d || t.offset[d] != 0 || t.step[d] != 1)) return false;
+    if (!inside && (t.cuts[d] || t.extent[d] != 1)) return false;
+  }
+  return true;
+}
+
 ArrayRef new_array_like(DType type, const ArrayRef& key, bool zero) {
   if (key.ndim() == 0) return new_array(type, Tiling{}, zero);  // 0-d results are replicated
+  if (key.store->ndim() > 0 && induces_own_tiling(key)) return new_array(type, key.store->tiling(), zero);
   if (key.store->ndim() > 0 && !key.view.stretched()) {
     if (auto t = induced(key.store->tiling(), key.view)) return new_array(type, *t, zero);
   }

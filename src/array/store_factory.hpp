@@ -17,5 +17,8 @@ void set_memory_limit(std::size_t bytes);
 
 // A new array of key's shape, tiled as key's view induces (aligned with it); zero-filled on request.
 ArrayRef new_array_like(DType type, const ArrayRef& key, bool zero = false);
+// Whether a's view is the identity view of its whole store and the store's tiling is in the form
+// induced() gives, so that the view induces exactly the store's tiling (new_array_like's shortcut).
+bool induces_own_tiling(const ArrayRef& a);
 
 }  // namespace tessera::detail
