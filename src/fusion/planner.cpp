@@ -168,9 +168,10 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
   auto& words = w.signature.words;
   std::size_t nwords = 1;
   for (const Task& t : ops) nwords += 1 + t.args.size() + t.reductions.size();
-  words.reserve(nwords);
+  words.resize(nwords);  // filled in place below (push_back was not inlined)
+  std::size_t next_word = 0;
   w.stores.reserve(nwords - 1 - ops.size());
-  words.push_back(h);
+  words[next_word++] = h;
   std::size_t nreductions = 0;
   for (const Task& t : ops) nreductions += t.reductions.size();
   w.arg_store.reserve(ops.size(), nwords - 1 - ops.size() - nreductions);
@@ -210,18 +211,18 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
     w.stream_hash[i] = oh;
     oh = mix64(oh, mix64(all_held, held));
     w.op_hash[i] = oh;
-    words.push_back(oh);
+    words[next_word++] = oh;
     w.arg_store.next_op();
     w.reduction_store.next_op();
     for (const Arg& a : t.args) {
       const int n = canon(a.store);
       w.arg_store.add(n);
-      words.push_back(static_cast<std::uint64_t>(n));
+      words[next_word++] = static_cast<std::uint64_t>(n);
     }
     for (const ReductionOut& r : t.reductions) {
       const int n = canon(r.out);
       w.reduction_store.add(n);
-      words.push_back(static_cast<std::uint64_t>(n) | (1ULL << 40));
+      words[next_word++] = static_cast<std::uint64_t>(n) | (1ULL << 40);
     }
   }
   w.arg_store.next_op();
