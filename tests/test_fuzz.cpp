@@ -190,3 +190,20 @@ TEST(Fuzz, FusedUnfusedAndReferenceAgree) {
     EXPECT_GE(spmv_nodes, 50);
   }
 }
+
+// Programs that once failed, replayed at every rank count (each is the generator's program for its
+// seed: a change to the generator changes them, so each fix also names what it fixed).
+//   20053: at np 2, an epilogue group whose launch domain is a view of extent 1 inside the other
+//          rank's tile (an index and a new axis) ran its one row on the rank holding none of it
+//          and stored through a null pointer (executor.cpp, the epilogue's outputs).
+TEST(Fuzz, ProgramsThatOnceFailed) {
+  for (const std::uint64_t seed : {20053}) {
+    const Program p = generate(seed, 300);
+    std::vector<Snap> ref;
+    std::string why;
+    ASSERT_TRUE(run_reference(p, ref, &why)) << "seed " << seed << ": " << why;
+    Totals fused, unfused;
+    const Outcome o = check_program(p, ref, fused, unfused);
+    EXPECT_FALSE(o.bad) << "seed " << seed << ":\n" << o.detail;
+  }
+}
