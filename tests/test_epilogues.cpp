@@ -54,6 +54,33 @@ TEST(Epilogues, JacobiUpdateWithTheProductWrittenOut) {
   });
 }
 
+// A temporary whose values depend on the element's position (`arange`, whose handle is gone
+// before the flush) is not recomputed in an epilogue, which runs once per row: there it took the
+// row's first element's position in the (n, k) domain, i * k, for i (found by the fuzzer at np 2).
+TEST(Epilogues, PositionalTemporariesKeepTheirOwnPositions) {
+  fused_and_unfused([] {
+    const int64_t n = 9, k = 6;
+    const std::vector<double> ha = test_values<double>(2 * n * k, 5), hx = test_values<double>(k, 6);
+    auto a = ts::from_host<double>({2 * n, k}, ha);
+    auto x = ts::from_host<double>({k}, hx);
+    ts::Array<double> y, z;
+    {
+      auto position = ts::arange<double>(n);
+      y = position - ts::matmul(a(ts::slice(0, ts::end, 2)), x);
+      z = ts::sum(a(ts::slice(1, ts::end, 2)) * x(ts::newaxis, ts::all), 1) + position;
+    }
+    std::vector<double> want_y(n), want_z(n);
+    for (int64_t i = 0; i < n; ++i) {
+      double even = 0, odd = 0;
+      for (int64_t j = 0; j < k; ++j) even += ha[(2 * i) * k + j] * hx[j], odd += ha[(2 * i + 1) * k + j] * hx[j];
+      want_y[i] = static_cast<double>(i) - even;
+      want_z[i] = odd + static_cast<double>(i);
+    }
+    EXPECT_TRUE(close(y.to_host(), want_y));
+    EXPECT_TRUE(close(z.to_host(), want_z));
+  });
+}
+
 // The root of the mean square of each row, kept as a column, scales the row's first element: the
 // epilogue's result has the reduction's keepdims shape.
 TEST(Epilogues, MeansAndNormsOfRowsWithKeepdims) {

@@ -196,8 +196,10 @@ TEST(Fuzz, FusedUnfusedAndReferenceAgree) {
 //   20053: at np 2, an epilogue group whose launch domain is a view of extent 1 inside the other
 //          rank's tile (an index and a new axis) ran its one row on the rank holding none of it
 //          and stored through a null pointer (executor.cpp, the epilogue's outputs).
+//   51829: at np 2, an `arange` temporary recomputed in a matvec's epilogue took the row's position
+//          in the product's (n, k) domain (planner.cpp, epilogue_refusal; also test_epilogues).
 TEST(Fuzz, ProgramsThatOnceFailed) {
-  for (const std::uint64_t seed : {20053}) {
+  for (const std::uint64_t seed : {20053, 51829}) {
     const Program p = generate(seed, 300);
     std::vector<Snap> ref;
     std::string why;

@@ -787,6 +787,14 @@ class Planner {
       if (c.op == OpCode::Index || c.op == OpCode::Random || c.op == OpCode::Coord)
         return "its values depend on the element's position";
     const auto name = [&](int s) { return "store#" + std::to_string(w_.stores[s]->id()); };
+    // Nor may the ops it recomputes inline (an `arange` temporary): the epilogue runs once per
+    // row, where an element's position is the row's, not the element's of the op's own shape.
+    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      const int s = w_.arg_store[i][a];
+      const int p = !reduced[s] && reads(i, static_cast<int>(a)) ? producer_[s] : -1;
+      if (p >= 0 && p < i && !is_scalar_domain(ops_[p]) && is_positional(p))
+        return "it recomputes " + name(s) + ", whose values depend on the element's position";
+    }
     for (const ViewKey& r : reads_i) {
       if (reduced[r.store] && r.view != w_.stores[r.store]->whole())
         return "it reads the reduction's result " + name(r.store) + " through a view";
