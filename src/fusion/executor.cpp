@@ -516,10 +516,7 @@ ExecReport execute(const Launch& task) {
     // an index into the key's store, or a launch tiling whose data lies on one grid coordinate
     // (a view of extent 1 inside another rank's tile; its tile here is empty along the reduced
     // dimension too, which alone would still be a row of identity outputs).
-    if (key.store->ndim() > 0 && key.store->owned().empty()) outputs = 0;
-    const Index3 coords = grid.coords(rt.rank());
-    for (int g = 0; g < grid.ndim(); ++g)
-      if (launch.fixed[g] >= 0 && coords[g] != launch.fixed[g]) outputs = 0;
+    if ((key.store->ndim() > 0 && key.store->owned().empty()) || !launch.holds(grid.coords(rt.rank()))) outputs = 0;
     target.count = outputs;
   } else if (!task.reductions.empty()) {
     partials_buffer = allocate(sizeof(Accumulators), "tessera::partials", false);

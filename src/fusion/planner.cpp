@@ -53,6 +53,12 @@ constexpr std::uint64_t kWide = 1ULL << 63;
 
 bool fits(std::uint64_t v, int bits) { return (v >> bits) == 0; }
 
+// Two non-negative fields (an origin or offset and an extent): one word where both fit 31 bits.
+std::uint64_t mix_pair(std::uint64_t h, std::int64_t first, std::int64_t second) {
+  const auto a = static_cast<std::uint64_t>(first), b = static_cast<std::uint64_t>(second);
+  return fits(a | b, 31) ? mix64(h, a << 32 | b) : mix64(mix64(mix64(h, kWide), a), b);
+}
+
 std::uint64_t mix_instr(std::uint64_t h, const Instr& in) {
   const auto op = static_cast<std::uint64_t>(in.op), type = static_cast<std::uint64_t>(in.type),
              from = static_cast<std::uint64_t>(in.from);
@@ -67,12 +73,7 @@ std::uint64_t mix_instr(std::uint64_t h, const Instr& in) {
 // Per dimension: the origin and extent in one word, the map's row in another.
 std::uint64_t mix_view(std::uint64_t h, const View& v) {
   for (int d = 0; d < kMaxDims; ++d) {
-    const auto origin = static_cast<std::uint64_t>(v.origin[d]), extent = static_cast<std::uint64_t>(v.extent[d]);
-    if (fits(origin | extent, 31)) {
-      h = mix64(h, origin << 32 | extent);
-    } else {
-      h = mix64(mix64(mix64(h, kWide), origin), extent);
-    }
+    h = mix_pair(h, v.origin[d], v.extent[d]);
     const auto m0 = static_cast<std::uint64_t>(v.map[d][0]), m1 = static_cast<std::uint64_t>(v.map[d][1]),
                m2 = static_cast<std::uint64_t>(v.map[d][2]);
     if (fits(m0 | m1 | m2, 20)) {
@@ -129,12 +130,7 @@ std::uint64_t tiling_hash(const Store& s) {
     } else {
       h = mix64(mix64(mix64(mix64(h, kWide), step), fixed), axis);
     }
-    const auto offset = static_cast<std::uint64_t>(tl.offset[d]), extent = static_cast<std::uint64_t>(tl.extent[d]);
-    if (fits(offset | extent, 31)) {
-      h = mix64(h, offset << 32 | extent);
-    } else {
-      h = mix64(mix64(mix64(h, kWide), offset), extent);
-    }
+    h = mix_pair(h, tl.offset[d], tl.extent[d]);
     h = mix64(h, reinterpret_cast<std::uintptr_t>(tl.cuts[d].get()));
   }
   h = mix64(h, static_cast<std::uint64_t>(tl.grid));

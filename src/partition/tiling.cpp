@@ -47,14 +47,18 @@ std::shared_ptr<const Cuts> balanced_cuts(std::int64_t extent, int parts) {
 
 void clear_cuts_registry() { registry().clear(); }
 
+bool Tiling::holds(const Index3& grid_coords) const {
+  for (int g = 0; g < kMaxDims; ++g)
+    if (fixed[g] >= 0 && grid_coords[g] != fixed[g]) return false;
+  return true;
+}
+
 Box Tiling::tile(const Index3& grid_coords) const {
   Box b;
   b.ndim = ndim;
-  for (int g = 0; g < kMaxDims; ++g) {
-    if (fixed[g] >= 0 && grid_coords[g] != fixed[g]) {
-      b.hi[0] = b.lo[0];  // holds nothing (also for ndim 0)
-      return b;
-    }
+  if (!holds(grid_coords)) {
+    b.hi[0] = b.lo[0];  // holds nothing (also for ndim 0)
+    return b;
   }
   for (int d = 0; d < ndim; ++d) {
     std::int64_t lo = 0, hi = extent[d];

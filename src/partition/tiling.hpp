@@ -54,6 +54,8 @@ struct Tiling {
 
   // The part of [0, extent) held by the rank at these grid coordinates (may be empty).
   Box tile(const Index3& grid_coords) const;
+  // Whether the rank at these grid coordinates holds any data (it is on every fixed coordinate).
+  bool holds(const Index3& grid_coords) const;
   // The tiling induced on a box view [view_lo, view_lo + view_extent) of this tiling.
   Tiling restricted(const Index3& view_lo, const Index3& view_extent) const;
   // Same grid, cuts, axes, steps and fixed coordinates (offsets and extents may differ).
