@@ -32,17 +32,13 @@
 #include <unordered_map>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/hash.hpp"
 #include "tessera/fusion/nesting.hpp"
 #include "tessera/fusion/plan.hpp"
 #include "tessera/program/interpreter.hpp"
 
 namespace tessera::detail {
 namespace {
-
-std::uint64_t mix64(std::uint64_t h, std::uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdULL;
-}
 
 // A canonical window's op hash must change whenever anything its plan depends on does: two
 // windows whose words are equal share a plan (a collision reuses a wrong one). So every field is

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/hash.hpp"
 
 namespace tessera::detail {
 
@@ -31,12 +32,9 @@ void TaskBody::validate(const std::string& task, const std::vector<ArgView>& arg
 std::uint64_t TaskBody::signature() const {
   // Part of the plan cache's key: each word mixed in apart (injectively), so that no two lists
   // of constraints and privileges give the same steps.
-  const auto mix = [](std::uint64_t h, std::uint64_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdULL;
-  };
-  std::uint64_t h = mix(0x7a5c, specs_.size());
-  for (const ArgSpec& s : specs_) h = mix(mix(h, s.constraint->signature()), static_cast<std::uint64_t>(s.privilege));
+  std::uint64_t h = mix64(0x7a5c, specs_.size());
+  for (const ArgSpec& s : specs_)
+    h = mix64(mix64(h, s.constraint->signature()), static_cast<std::uint64_t>(s.privilege));
   return h;
 }
 
