@@ -28,7 +28,10 @@ def rows(records):
             if phase is not None:
                 ms = (phases.get(phase) or {}).get("ms_per_iter")
             key = (name, rec.get("system"))
-            entry = (ms, rec.get("kernels_per_iter") if phase != "pcg" else None, rec.get("check"))
+            kernels = rec.get("kernels_per_iter")
+            if phase is not None:
+                kernels = (phases.get(phase) or {}).get("kernels_per_iter", kernels if phase == "vcycle" else None)
+            entry = (ms, kernels, rec.get("check"))
             if key not in best or (ms is not None and (best[key][0] is None or ms < best[key][0])):
                 best[key] = entry
     return best

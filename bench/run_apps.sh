@@ -106,7 +106,8 @@ for app in $APPS; do
         pcg=$(field "$text" "per PCG iteration")
         kernels=$(field "$text" "kernels per V-cycle")
         bytes=$(field "$text" "bytes per V-cycle")
-        phases="{\"vcycle\": {\"ms_per_iter\": $ms}, \"pcg\": {\"ms_per_iter\": $pcg}}"
+        pcg_kernels=$(field "$text" "kernels per PCG iteration")
+        phases="{\"vcycle\": {\"ms_per_iter\": $ms}, \"pcg\": {\"ms_per_iter\": $pcg, \"kernels_per_iter\": $pcg_kernels}}"
       else
         ms=$(field "$text" "time per iteration")
         kernels=$(field "$text" "kernels per [a-z ]*iteration")  # sparse_cg: "per poisson cg iteration"
