@@ -10,12 +10,12 @@
 # untimed run that fills the kernel cache; fused runs pass --check except logreg and linreg
 # (logreg's fixed rate overshoots at this size, linreg's check reads sum(error^2) every step, a
 # host round trip the peers do not make; both are compared with NumPy in CTest). Each app's
-# arguments are its peer module's GPU_ARGS (bench/peers/apps/<app>.py; SIZES=check takes its
-# CHECK_ARGS, the CTest sizes, for a quick run anywhere). Environment overrides
-# (defaults in brackets): APPS [all nine], VARIANTS ["tessera tessera-unfused"; empty: the peers
-# only], PEERS ["cupy torch jax torch-compile"; empty: none],
-# PEER_CHECK [1: each peer also runs at the CTest sizes and is compared with the NumPy twin; 0
-# skips that second run, and its compile], RUNS [1: timed runs of each tessera variant; the table takes the fastest], WARMUP [2],
+# arguments are its peer module's GPU_ARGS (bench/peers/apps/<app>.py). Environment overrides
+# (defaults in brackets): APPS [all nine], SIZES [gpu; check: each app's CHECK_ARGS, the CTest
+# sizes, for a quick run anywhere], VARIANTS ["tessera tessera-unfused"; empty: the peers only],
+# PEERS ["cupy torch jax torch-compile"; empty: none], PEER_CHECK [1: each peer also runs at the
+# CTest sizes and is compared with the NumPy twin; 0 skips that second run and its compile],
+# RUNS [1: timed runs of each tessera variant; the table takes the fastest], WARMUP [2],
 # RUN_TIMEOUT [600 s per run], MPIRUN [mpirun], PYTHON [python3].
 # A run that fails or whose check fails is recorded and the script goes on; it exits 1 if any did.
 set -u
@@ -35,6 +35,12 @@ LOG=$OUT/run_apps.log
 : >"$LOG"
 
 APPS=${APPS:-"stencil27 shallow_water cfd jacobi logreg linreg kmeans multigrid sparse_cg"}
+SIZES=${SIZES:-gpu}
+case $SIZES in
+  gpu) ARGS_NAME=GPU_ARGS ;;
+  check) ARGS_NAME=CHECK_ARGS ;;
+  *) echo "run_apps: SIZES is gpu or check" >&2; exit 2 ;;
+esac
 VARIANTS=${VARIANTS-"tessera tessera-unfused"}
 PEERS=${PEERS-"cupy torch jax torch-compile"}
 PEER_CHECK=${PEER_CHECK:-1}
@@ -53,13 +59,6 @@ fi
 
 log() { echo "[run_apps $(date +%H:%M:%S)] $*" | tee -a "$LOG" >&2; }
 failures=0
-
-SIZES=${SIZES:-gpu}
-case $SIZES in
-  gpu) ARGS_NAME=GPU_ARGS ;;
-  check) ARGS_NAME=CHECK_ARGS ;;
-  *) echo "run_apps: SIZES is gpu or check" >&2; exit 2 ;;
-esac
 
 # app_args APP: the peer module's GPU_ARGS (or CHECK_ARGS) string.
 app_args() { sed -n "s/^$ARGS_NAME = \"\(.*\)\".*/\1/p" "$HERE/peers/apps/$1.py"; }
