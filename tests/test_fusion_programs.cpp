@@ -66,6 +66,38 @@ TEST_F(TesseraTest, Stencil27IsOneKernelPerIteration) {
   EXPECT_LE(st.halo_exchanges, steps);  // one grouped exchange of depth 1 per iteration
 }
 
+// Named results over views shifted along a dimension that the process grid does not cut (one
+// rank; the columns of a matrix on 2 or 3 ranks, whose grid deals rows only) are placed alike, so
+// the statements that compute them and the one that combines them are one kernel, as a user of
+// a single GPU expects of left and right states of a flux. Where the grid cuts that dimension
+// (2 x 2 ranks) they are placed apart, and the combination runs where the first one lies.
+TEST_F(TesseraTest, ResultsShiftedAlongAWholeDimensionShareAKernel) {
+  const int64_t rows = 9, cols = 13;
+  const auto h = test_values<double>(rows * cols, 3);
+  auto q = ts::from_host<double>({rows, cols}, h);
+  const bool whole = q.impl().store->tiling().cuts[1]->parts == 1;
+  ts::Array<double> left, right, flux;  // held by the program: stored, each tiled like its view
+  auto step = [&] {
+    left = q(ts::all, slice(0, -1)) * 2.0;
+    right = q(ts::all, slice(1, end)) * 3.0;
+    flux = left - right;
+    rt().flush();
+  };
+  step();  // plans are made here
+  reset_stats_now(rt());
+  step();
+  const ts::Stats st = stats_now(rt());
+  const auto got = flux.to_host();
+  std::vector<double> want(rows * (cols - 1));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j + 1 < cols; ++j) want[i * (cols - 1) + j] = h[i * cols + j] * 2.0 - h[i * cols + j + 1] * 3.0;
+  EXPECT_TRUE(close(got, want, 1e-14));
+  if (whole)
+    EXPECT_EQ(st.kernels, 1);
+  else
+    EXPECT_GE(st.kernels, 2);
+}
+
 // Many planes, uneven extents: on GPU builds the kernel marches through planes in bands (a tile of
 // 64 x 8 elements per block, the last tiles partial, elements past the last column computed from a
 // clamped column and not stored; docs/JIT.md "Planes marched"), each band's first plane computing

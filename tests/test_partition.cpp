@@ -386,6 +386,37 @@ TEST_F(TesseraTest, TilingAlignedAndSameCuts) {
   td::Tiling one = make_tiling({13}, {2});
   EXPECT_FALSE(one.same_cuts(a));
   EXPECT_FALSE(one.aligned(a));
+  // matches() is aligned() on a grid of any size: the cuts objects, offsets and extents agree.
+  EXPECT_TRUE(va.matches(vb));
+  EXPECT_FALSE(shifted.matches(va));
+  EXPECT_FALSE(shorter.matches(va));
+}
+
+TEST_F(TesseraTest, ADimensionDealtIntoOnePartIsWholeWhereverItsViewStarts) {
+  // Rows over 2 parts, columns over 1: every rank that holds a row holds all its columns.
+  td::Tiling a = make_tiling({13, 11}, {2, 1});
+  td::Tiling left = a.restricted({1, 0, 0}, {11, 10, 1}), right = a.restricted({1, 1, 0}, {11, 10, 1});
+  EXPECT_TRUE(left.aligned(right));                                  // shifted along the whole dimension: placed alike
+  EXPECT_FALSE(left.matches(right));                                 // but not on a grid that cuts the columns
+  EXPECT_FALSE(a.restricted({0, 0, 0}, {11, 10, 1}).aligned(left));  // shifted along the cut one
+  // An uncut dimension and one dealt into one part (another extent's cuts) are placed alike too.
+  td::Tiling fresh = make_tiling({11, 10}, {2, 1});
+  fresh.cuts[1] = nullptr;
+  EXPECT_FALSE(fresh.aligned(left));  // the rows' cuts differ (13 rows against 11)
+  td::Tiling fresh_rows = a.restricted({0, 0, 0}, {13, 10, 1});
+  td::Tiling uncut = fresh_rows;
+  uncut.cuts[1] = nullptr;
+  EXPECT_TRUE(uncut.aligned(a.restricted({0, 1, 0}, {13, 10, 1})));
+  // Whole against cut: not alike, whatever the offsets.
+  EXPECT_FALSE(make_tiling({13, 11}, {2, 2}).aligned(a));
+  // The tiles agree with that: both hold rows alike and every column.
+  for (int c = 0; c < 2; ++c) {
+    const td::Box l = left.tile({c, 0, 0}), r = right.tile({c, 0, 0});
+    EXPECT_EQ(l.lo[0], r.lo[0]);
+    EXPECT_EQ(l.hi[0], r.hi[0]);
+    EXPECT_EQ(l.extent(1), 10);
+    EXPECT_EQ(r.extent(1), 10);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -69,7 +69,7 @@ std::vector<ArgSpec> local_task_specs(const std::string& label, const std::vecto
       const ArrayRef& d = accesses[key].array;
       const auto mine = induced(a.array.store->tiling(), a.array.view);
       const auto theirs = induced(d.store->tiling(), d.view);
-      if (!mine || !theirs || !mine->aligned(*theirs))
+      if (!mine || !theirs || !mine->matches(*theirs))
         raise(what, ": the written arguments ", key, " and ", i,
               " are tiled differently (views of arrays of other shapes), so no rank holds both tiles; write into "
               "arrays created alike (ts::empty_like) or into one and assign the other from it");

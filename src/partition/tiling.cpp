@@ -93,6 +93,23 @@ bool Tiling::same_cuts(const Tiling& other) const {
 }
 
 bool Tiling::aligned(const Tiling& other) const {
+  if (ndim != other.ndim || grid != other.grid || fixed != other.fixed) return false;
+  for (int d = 0; d < ndim; ++d) {
+    if (extent[d] != other.extent[d]) return false;
+    // Dealt into one part (its grid axis has one coordinate), a dimension is whole on every rank
+    // that holds data, wherever its cuts put element 0: an array over columns 1..n of a grid and
+    // one over columns 2..n+1 are then placed alike, and one kernel may compute both.
+    const bool whole = !cuts[d] || cuts[d]->parts == 1, other_whole = !other.cuts[d] || other.cuts[d]->parts == 1;
+    if (whole != other_whole) return false;
+    if (whole) continue;
+    if (cuts[d] != other.cuts[d] || axis[d] != other.axis[d] || step[d] != other.step[d] ||
+        offset[d] != other.offset[d])
+      return false;
+  }
+  return true;
+}
+
+bool Tiling::matches(const Tiling& other) const {
   if (!same_cuts(other)) return false;
   for (int d = 0; d < ndim; ++d) {
     if (extent[d] != other.extent[d]) return false;

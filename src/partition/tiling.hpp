@@ -16,9 +16,10 @@
 // part. Every rank computes the same values for its copy; readers take theirs from the copy in
 // their own coordinate of that axis (comm/exchange.cpp), writers write every copy.
 //
-// Two tilings are aligned when they agree on the grid, the cuts objects, axes, offsets, steps,
-// extents and fixed coordinates: an O(ndim) comparison that needs no geometry. A shifted view
-// (same cuts, offset differing by d) needs a halo of |d|.
+// Two tilings are aligned when they agree on the grid, extents and fixed coordinates and, per
+// dimension dealt into more than one part, on the cuts object, axis, offset and step: an O(ndim)
+// comparison that needs no geometry. A shifted view (same cuts, offset differing by d) needs a
+// halo of |d|; along a dimension dealt into one part no shift does.
 
 #include <cstdint>
 #include <memory>
@@ -60,7 +61,13 @@ struct Tiling {
   Tiling restricted(const Index3& view_lo, const Index3& view_extent) const;
   // Same grid, cuts, axes, steps and fixed coordinates (offsets and extents may differ).
   bool same_cuts(const Tiling& other) const;
-  bool aligned(const Tiling& other) const;  // same_cuts, and the same offsets and extents
+  // Placed alike: same grid, extents and fixed coordinates; per dimension, whole on every rank
+  // in both (uncut, or cut into one part), or the same cuts, axis, step and offset.
+  bool aligned(const Tiling& other) const;
+  // same_cuts, and the same offsets and extents: aligned on a grid of any size. For what must not
+  // depend on the rank count (errors), and for readers that address a store from its first
+  // element rather than through a view (an image exchange).
+  bool matches(const Tiling& other) const;
   // Bit g: grid axis g holds copies (it cuts no dimension and fixes no coordinate).
   unsigned replicated_axes(int grid_ndim) const;
   // Whether the rank at these coordinates holds the copy that counts (gathers and checkpoints read

@@ -218,7 +218,7 @@ ArrayRef csr_matvec(const std::shared_ptr<const CsrData>& a, const ArrayRef& x_i
   // like something else) is copied into it first.
   ArrayRef x = x_in;
   const std::optional<Tiling> t = induced(x.store->tiling(), x.view);
-  if (!t || !t->aligned(a->col_tiling)) {
+  if (!t || !t->matches(a->col_tiling)) {
     x = new_array(a->type, a->col_tiling, false);
     assign(x, Operand::of(x_in));
   }

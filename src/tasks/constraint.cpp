@@ -76,7 +76,7 @@ class Image final : public Constraint {
   Kind kind() const override { return Kind::Image; }
   void validate(const std::string& task, int index, const Store& store, const View& view, const View&) const override {
     const std::optional<Tiling> t = induced(store.tiling(), view);
-    if (view.ndim != 1 || !t || !t->aligned(plan_->tiling))
+    if (view.ndim != 1 || !t || !t->matches(plan_->tiling))
       raise(task, ": ", to_string(), " of argument ", index, " needs a 1-D array of length ", plan_->tiling.extent[0],
             " tiled as the image was computed, but got a view of shape ", shape_of(view),
             t && view.ndim == 1 ? " tiled otherwise" : "");
