@@ -135,6 +135,7 @@ int main(int argc, char** argv) {
     mg_counts.start(rt);
     const auto start = std::chrono::steady_clock::now();
     for (std::int64_t it = 0; it < steps; ++it) vcycle(levels, 0);
+    mg_counts.recorded();
     mg_residual = relative_residual(levels[0].u, f, h);
     mg_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     mg_counts.stop(rt);
@@ -180,6 +181,7 @@ int main(int argc, char** argv) {
       p = z + (rz_next / rz) * p;
       rz = rz_next;
     }
+    pcg_counts.recorded();
     pcg_residual = relative_residual(u, f, h);
     pcg_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     pcg_counts.stop(rt);

@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
       walls(w, n);
       time += dt;
     }
+    loop.recorded();
     mass = ts::sum(w.h(in, in)).item() * dx * dx;
     ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     loop.stop(rt);

@@ -14,6 +14,7 @@
 // floor (docs/BENCHMARKS.md); here once rather than in each of the nine apps.
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -110,9 +111,18 @@ class ExampleArgs {
 // counts; bytes are bytes_accessed, the planner's count of each kernel argument's view over the
 // launch domain: no measure of a product's traffic (a GEMV counts its vectors at the matrix's
 // size, a SpMV not its CSR matrix).
+//
+// recorded(), called right after the loop's last op and before anything waits for the device,
+// marks when the host had recorded (and launched all but the last window of) the loop: where that
+// time is close to the loop's, the host paces it; where it is far below, the device does.
 struct LoopCounts {
   tessera::Stats before, after;
-  void start(const tessera::Runtime& rt) { before = rt.stats(); }
+  std::chrono::steady_clock::time_point began, host_done;
+  void start(const tessera::Runtime& rt) {
+    before = rt.stats();
+    began = host_done = std::chrono::steady_clock::now();
+  }
+  void recorded() { host_done = std::chrono::steady_clock::now(); }
   void stop(const tessera::Runtime& rt) { after = rt.stats(); }
   // "kernels per ITEM K, bytes per ITEM B (by tessera's count)": more than two words, so
   // apps/check_app.py does not take it for a result.
@@ -121,5 +131,13 @@ struct LoopCounts {
     std::printf("kernels per %s %.2f, bytes per %s %.4g (by tessera's count)\n", item,
                 static_cast<double>(after.kernels - before.kernels) * per, item,
                 static_cast<double>(after.bytes_accessed - before.bytes_accessed) * per);
+    if (host_done > began)
+      std::printf("recorded and launched by the host in %.3f ms per %s\n",
+                  std::chrono::duration<double, std::milli>(host_done - began).count() * per, item);
+    std::printf("ops per %s %.2f, plan-cache misses %.2f, device allocations %.2f, frame copies %.2f\n", item,
+                static_cast<double>(after.ops - before.ops) * per,
+                static_cast<double>(after.plan_cache_misses - before.plan_cache_misses) * per,
+                static_cast<double>(after.stores_allocated - before.stores_allocated) * per,
+                static_cast<double>(after.frame_copies - before.frame_copies) * per);
   }
 };
