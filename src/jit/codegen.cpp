@@ -1,5 +1,6 @@
 #include "tessera/jit/codegen.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -83,10 +84,14 @@ int elements_per_thread(const Program& program, const KernelShape& shape) {
 namespace {
 
 // What every kernel's source starts with: the parameter block's capacities, the standard library
-// declarations, element_ops.hpp and the parameter block.
-std::string kernel_prelude() {
+// declarations, element_ops.hpp and the parameter block. The block ends with the arguments, and a
+// kernel declares only the `nargs` it reads: the launch passes the host's KernelParams, of which
+// the driver copies the kernel's parameter size, so a kernel of 5 arguments takes about 0.8 KB per
+// launch rather than 3.2 KB (cuLaunchKernel took a quarter of the host's time in the cavity loop;
+// the smaller block made that loop 2.5% faster on an H100, docs/BENCHMARKS.md 2026-12-06).
+std::string kernel_prelude(int nargs) {
   return "#define KMAX_CONSTANTS " + std::to_string(kMaxJitConstants) + "\n#define KMAX_ARGS " +
-         std::to_string(kMaxArgs) + "\n" + kStdPrelude + kCudaPrelude + element_ops_body() + kParams;
+         std::to_string(std::max(1, nargs)) + "\n" + kStdPrelude + kCudaPrelude + element_ops_body() + kParams;
 }
 
 // The chunks of each output of the first `slots` slots (generate_along's and generate_sweep's
@@ -142,12 +147,12 @@ std::string finish_kernel(const Program& program, int slots) {
 // when there are too few outputs to fill the GPU the reduced dimension is cut into p.chunks
 // ranges (blockIdx.y), each writing to block_partials[chunk], and tessera_finish folds the chunks.
 // Either way each output is folded in a fixed order: the same result on every run.
-GeneratedKernel generate_along(const Program& program, const KernelShape& shape, int elements) {
+GeneratedKernel generate_along(const Program& program, int nargs, const KernelShape& shape, int elements) {
   const int R = program.reduce_dim;
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// " << elements << " element(s) per thread\n";
-  s << kernel_prelude();
+  s << kernel_prelude(nargs);
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX
     << ") tessera_fused(const KernelParams p) {\n"
        "  const long n1 = p.domain.n[1], n2 = p.domain.n[2];\n";
@@ -261,7 +266,7 @@ GeneratedKernel generate_along(const Program& program, const KernelShape& shape,
 // the H200 against 0.77 without the bound (76 registers) and 0.71 / 0.78 for 3 / 4 blocks per SM,
 // side by side (docs/BENCHMARKS.md, "Sweeps").
 constexpr int kSweepBlocksPerSM = 2;
-GeneratedKernel generate_sweep(const Program& program, const KernelShape& shape) {
+GeneratedKernel generate_sweep(const Program& program, int nargs, const KernelShape& shape) {
   const int outputs = output_slots(program), total = static_cast<int>(program.reduce_kinds.size());
   const int n = static_cast<int>(program.code.size());
   // A column reduction without a sweep: no row slots, all of its code the sweep's.
@@ -275,7 +280,7 @@ GeneratedKernel generate_sweep(const Program& program, const KernelShape& shape)
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// a sweep: rows of " << columns << ", " << T
     << " thread(s) per row\n";
-  s << kernel_prelude();
+  s << kernel_prelude(nargs);
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ", " << kSweepBlocksPerSM
     << ") tessera_fused(const KernelParams p) {\n"
     << "  const long n1 = p.domain.n[1];\n  constexpr long n2 = " << columns << ";\n  const long i0 = 0;\n"
@@ -367,13 +372,13 @@ GeneratedKernel generate_sweep(const Program& program, const KernelShape& shape)
 // slot k goes to partials[2 k count + e], as generate_along's.
 constexpr int kMaxHoisted = static_cast<int>(kMaxFixedNestedExtent);
 
-GeneratedKernel generate_nested(const Program& program, const KernelShape& shape) {
+GeneratedKernel generate_nested(const Program& program, int nargs, const KernelShape& shape) {
   const NestedReduction& n = program.nested;
   const int R = program.reduce_dim, D = n.dim, K = 3 - R - D;
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// one output per thread (a nested reduction)\n";
-  s << kernel_prelude();
+  s << kernel_prelude(nargs);
   // Staged: the invariant arguments the inner code loads (outputs along dimension 0 only), each
   // once, with the type it is loaded as.
   std::uint64_t staged = 0;
@@ -554,13 +559,13 @@ GeneratedKernel generate_batch(const std::vector<BatchPart>& parts) {
 // 0.741-0.768 ms/iter against 0.776-0.791 on an H200 (docs/JIT.md, "Planes marched").
 constexpr int kMarchBlocksPerSM = 6;
 
-GeneratedKernel generate_march(const Program& program, const KernelShape& shape) {
+GeneratedKernel generate_march(const Program& program, int nargs, const KernelShape& shape) {
   static_assert(kMarchColumns * kMarchRows == kJitBlockX, "a marching block is one tile");
   constexpr int C = kMarchColumns, R = kMarchRows, E = kMarchElements;
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// marching through planes in tiles of " << C * E
     << " x " << R << "\n";
-  s << kernel_prelude();
+  s << kernel_prelude(nargs);
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ", " << kMarchBlocksPerSM
     << ") tessera_fused(const KernelParams p) {\n"
     << "  const long n0 = p.domain.n[0], n1 = p.domain.n[1], n2 = p.domain.n[2];\n"
@@ -602,15 +607,15 @@ GeneratedKernel generate_cuda(const Program& program, int nargs, const KernelSha
           " constants is not compilable");
   if (elements != 1 && elements != 2 && elements != 4)
     raise("internal: ", elements, " elements per thread (expected 1, 2 or 4)");
-  if (program.nested.dim >= 0) return generate_nested(program, shape);
-  if (shape.sweep_columns > 0) return generate_sweep(program, shape);
-  if (!program.reduce_kinds.empty() && program.reduce_dim >= 0) return generate_along(program, shape, elements);
-  if (shape.march_planes && elements == 1 && program.reduce_kinds.empty()) return generate_march(program, shape);
+  if (program.nested.dim >= 0) return generate_nested(program, nargs, shape);
+  if (shape.sweep_columns > 0) return generate_sweep(program, nargs, shape);
+  if (!program.reduce_kinds.empty() && program.reduce_dim >= 0) return generate_along(program, nargs, shape, elements);
+  if (shape.march_planes && elements == 1 && program.reduce_kinds.empty()) return generate_march(program, nargs, shape);
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
   const int span = kJitBlockX * elements;  // columns of a block's row
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// " << elements << " element(s) per thread\n";
-  s << kernel_prelude();
+  s << kernel_prelude(nargs);
   // Element e (< elements) of a thread is at column j + e * kJitBlockX: every load and store of a
   // warp stays one coalesced access. Long programs that do not reduce are bound by their
   // arithmetic's latency (the shallow-water step's interior, recomputing its half steps, took 74
