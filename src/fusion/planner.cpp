@@ -127,7 +127,7 @@ std::uint64_t tiling_hash(const Store& s) {
       h = mix64(mix64(mix64(mix64(h, kWide), step), fixed), axis);
     }
     h = mix_pair(h, tl.offset[d], tl.extent[d]);
-    h = mix64(h, reinterpret_cast<std::uintptr_t>(tl.cuts[d].get()));
+    h = mix64(h, reinterpret_cast<std::uintptr_t>(tl.cuts[d]));
   }
   h = mix64(h, static_cast<std::uint64_t>(tl.grid));
   if (h == 0) h = 1;  // 0 means "not computed"

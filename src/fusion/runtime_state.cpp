@@ -22,7 +22,6 @@ RuntimeState::~RuntimeState() {
   window_.reset();
   // Arrays may outlive the runtime; their device memory may not outlive Kokkos.
   release_stores();
-  clear_cuts_registry();
 }
 
 RuntimeState& runtime() {

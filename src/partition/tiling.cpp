@@ -6,8 +6,9 @@
 namespace tessera::detail {
 namespace {
 
-std::map<std::pair<std::int64_t, int>, std::shared_ptr<const Cuts>>& registry() {
-  static std::map<std::pair<std::int64_t, int>, std::shared_ptr<const Cuts>> cuts;
+// Never cleared: a tiling may outlive the runtime with its Array (std::map's nodes stay put).
+std::map<std::pair<std::int64_t, int>, Cuts>& registry() {
+  static std::map<std::pair<std::int64_t, int>, Cuts> cuts;
   return cuts;
 }
 
@@ -25,27 +26,22 @@ int Cuts::tile_of(std::int64_t x) const {
   return std::clamp(t, 0, parts - 1);
 }
 
-std::shared_ptr<const Cuts> balanced_cuts(std::int64_t extent, int parts) {
-  auto& reg = registry();
-  auto key = std::make_pair(extent, parts);
-  auto it = reg.find(key);
-  if (it != reg.end()) return it->second;
-  auto c = std::make_shared<Cuts>();
-  c->extent = extent;
-  c->parts = parts;
-  c->points.resize(parts + 1);
+const Cuts* balanced_cuts(std::int64_t extent, int parts) {
+  auto [it, inserted] = registry().try_emplace(std::make_pair(extent, parts));
+  Cuts& c = it->second;
+  if (!inserted) return &c;
+  c.extent = extent;
+  c.parts = parts;
+  c.points.resize(parts + 1);
   std::int64_t base = extent / parts, extra = extent % parts;
-  c->min_nonempty_width = extent;
-  for (int i = 0; i <= parts; ++i) c->points[i] = i * base + std::min<std::int64_t>(i, extra);
+  c.min_nonempty_width = extent;
+  for (int i = 0; i <= parts; ++i) c.points[i] = i * base + std::min<std::int64_t>(i, extra);
   for (int i = 0; i < parts; ++i) {
-    std::int64_t w = c->points[i + 1] - c->points[i];
-    if (w > 0) c->min_nonempty_width = std::min(c->min_nonempty_width, w);
+    std::int64_t w = c.points[i + 1] - c.points[i];
+    if (w > 0) c.min_nonempty_width = std::min(c.min_nonempty_width, w);
   }
-  reg.emplace(key, c);
-  return c;
+  return &c;
 }
-
-void clear_cuts_registry() { registry().clear(); }
 
 bool Tiling::holds(const Index3& grid_coords) const {
   for (int g = 0; g < kMaxDims; ++g)

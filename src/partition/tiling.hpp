@@ -39,14 +39,15 @@ struct Cuts {
 };
 
 // Balanced block cuts (the first extent % parts tiles get one more element), interned so that two
-// stores of the same extent on the same grid share one object.
-std::shared_ptr<const Cuts> balanced_cuts(std::int64_t extent, int parts);
-void clear_cuts_registry();
+// stores of the same extent on the same grid share one object. The objects live as long as the
+// process (one per extent and part count used), so tilings point at them without owning them:
+// copying a tiling, which the planner and executor do for every op, touches no reference count.
+const Cuts* balanced_cuts(std::int64_t extent, int parts);
 
 struct Tiling {
   int ndim = 0;
   int grid = 0;  // the process grid of this many dimensions deals the tiles (0: a 0-d store, on every rank)
-  std::array<std::shared_ptr<const Cuts>, kMaxDims> cuts;  // nullptr: dimension d is not cut
+  std::array<const Cuts*, kMaxDims> cuts{};  // nullptr: dimension d is not cut (balanced_cuts)
   std::array<std::int8_t, kMaxDims> axis{0, 1, 2};         // the grid axis that cuts dimension d
   Index3 offset{0, 0, 0};                                  // cut coordinate of element 0
   Index3 step{1, 1, 1};                                    // cut coordinates from one element to the next
