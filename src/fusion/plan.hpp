@@ -97,7 +97,8 @@ struct CanonicalWindow {
   WindowSignature signature;
 };
 
-CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything);
+// Fills each task's stream_hash the first time it sees the task.
+CanonicalWindow canonicalize(std::vector<Task>& ops, bool everything);
 // Adds the loop heads to a canonical window and its signature.
 void set_loop_heads(CanonicalWindow& window, std::vector<int> heads);
 

@@ -140,9 +140,32 @@ bool is_scalar_domain(const Task& t) { return t.args[t.key].store->ndim() == 0; 
 // Launch domains are views that induce a tiling (every view the API makes does).
 Tiling launch_tiling(const Arg& key) { return induced(key.store->tiling(), key.view).value_or(Tiling{}); }
 
+// An op's hash in the op stream: its program, label, and per argument the store's dtype and
+// tiling and the view, but not which stores it touches or which have handles (never 0).
+std::uint64_t stream_hash(const Task& t) {
+  std::uint64_t oh = 0x1234;
+  for (const Instr& in : t.program.code) oh = mix_instr(oh, in);
+  for (const Value& v : t.program.constants) oh = mix64(oh, static_cast<std::uint64_t>(v.i64));
+  for (std::size_t k = 0; k < t.program.reduce_kinds.size(); ++k)
+    oh = mix64(oh, static_cast<std::uint64_t>(t.program.reduce_kinds[k]) * 2 + t.program.reduce_float[k]);
+  oh = mix64(oh, static_cast<std::uint64_t>(t.key) | static_cast<std::uint64_t>(t.program.reduce_dim + 2) << 32);
+  oh = mix_label(oh, t.label);
+  if (t.body) oh = mix64(oh, t.body->signature());
+  for (const Arg& a : t.args) {
+    const Store& s = *a.store;
+    oh = mix64(oh, static_cast<std::uint64_t>(s.dtype()) | std::uint64_t(a.written) << 8 |
+                       std::uint64_t(a.created) << 9 | std::uint64_t(s.tiling().ndim) << 16 |
+                       std::uint64_t(a.view.ndim) << 24 | std::uint64_t(a.view.store_ndim) << 32);
+    oh = mix_view(oh, a.view);
+    oh = mix64(oh, tiling_hash(s));
+  }
+  for (const ReductionOut& r : t.reductions) oh = mix64(mix64(oh, static_cast<std::uint64_t>(r.finalize)), bits(r.count));
+  return oh == 0 ? 1 : oh;
+}
+
 }  // namespace
 
-CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
+CanonicalWindow canonicalize(std::vector<Task>& ops, bool everything) {
   CanonicalWindow w;
   // Stores are numbered in order of first use; the number lives in the store under this call's
   // stamp (no map: a steady loop's windows allocate less).
@@ -171,15 +194,8 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
   w.op_hash.resize(ops.size());
   w.stream_hash.resize(ops.size());
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    const Task& t = ops[i];
-    std::uint64_t oh = 0x1234;
-    for (const Instr& in : t.program.code) oh = mix_instr(oh, in);
-    for (const Value& v : t.program.constants) oh = mix64(oh, static_cast<std::uint64_t>(v.i64));
-    for (std::size_t k = 0; k < t.program.reduce_kinds.size(); ++k)
-      oh = mix64(oh, static_cast<std::uint64_t>(t.program.reduce_kinds[k]) * 2 + t.program.reduce_float[k]);
-    oh = mix64(oh, static_cast<std::uint64_t>(t.key) | static_cast<std::uint64_t>(t.program.reduce_dim + 2) << 32);
-    oh = mix_label(oh, t.label);
-    if (t.body) oh = mix64(oh, t.body->signature());
+    Task& t = ops[i];
+    if (t.stream_hash == 0) t.stream_hash = stream_hash(t);
     // Which stores have Array handles now: a bit per store, in order, after a leading 1 bit (so
     // that the count shows); mixed in when 63 have been taken.
     std::uint64_t held = 1, all_held = 0x5678;
@@ -187,19 +203,9 @@ CanonicalWindow canonicalize(const std::vector<Task>& ops, bool everything) {
       if (held >> 63) all_held = mix64(all_held, held), held = 1;
       held = held << 1 | bit;
     };
-    for (const Arg& a : t.args) {
-      const Store& s = *a.store;
-      take_held(s.user_refs() > 0);
-      oh = mix64(oh, static_cast<std::uint64_t>(s.dtype()) | std::uint64_t(a.written) << 8 |
-                         std::uint64_t(a.created) << 9 | std::uint64_t(s.tiling().ndim) << 16 |
-                         std::uint64_t(a.view.ndim) << 24 | std::uint64_t(a.view.store_ndim) << 32);
-      oh = mix_view(oh, a.view);
-      oh = mix64(oh, tiling_hash(s));
-    }
-    for (const ReductionOut& r : t.reductions) {
-      oh = mix64(mix64(oh, static_cast<std::uint64_t>(r.finalize)), bits(r.count));
-      take_held(r.out->user_refs() > 0);
-    }
+    for (const Arg& a : t.args) take_held(a.store->user_refs() > 0);
+    for (const ReductionOut& r : t.reductions) take_held(r.out->user_refs() > 0);
+    std::uint64_t oh = t.stream_hash;
     w.stream_hash[i] = oh;
     oh = mix64(oh, mix64(all_held, held));
     w.op_hash[i] = oh;

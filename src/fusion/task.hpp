@@ -40,6 +40,11 @@ struct Task {
   std::vector<ReductionOut> reductions;
   std::string label;
   std::shared_ptr<const TaskBody> body;  // instead of `program` (empty then)
+  // The op's hash in the op stream (CanonicalWindow::stream_hash), taken when a window first
+  // canonicalizes it (0: not yet). A task does not change once planned (Window::fold_inner_product
+  // leaves those alone), and an op the planner keeps for the next window is canonicalized again
+  // there: about three times on average in a shallow-water step.
+  std::uint64_t stream_hash = 0;
 };
 
 // What the executor runs. The domain is a view used for its geometry only (never read or
