@@ -225,8 +225,10 @@ CanonicalWindow canonicalize(std::vector<Task>& ops, bool everything) {
   }
   w.arg_store.next_op();
   w.reduction_store.next_op();
-  for (std::uint64_t x : words) h = mix64(h, x);
-  w.signature.hash = h;
+  // Four chains folded at the end: one chain waits on its multiply for every word.
+  std::uint64_t lanes[4] = {h, 0x51, 0x52, 0x53};
+  for (std::size_t k = 0; k < words.size(); ++k) lanes[k % 4] = mix64(lanes[k % 4], words[k]);
+  w.signature.hash = mix64(mix64(mix64(lanes[0], lanes[1]), lanes[2]), lanes[3]);
   return w;
 }
 

@@ -13,7 +13,12 @@ int ProgramBuilder::arg(const std::shared_ptr<Store>& store, const View& view, b
       return static_cast<int>(i);
     }
   }
-  task_.args.push_back(Arg{store, view, written, created});
+  // Filled in place: an Arg{...} temporary was zeroed whole and then copied.
+  Arg& a = task_.args.emplace_back();
+  a.store = store;
+  a.view = view;
+  a.written = written;
+  a.created = created;
   return static_cast<int>(task_.args.size() - 1);
 }
 
