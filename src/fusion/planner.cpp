@@ -159,7 +159,8 @@ std::uint64_t stream_hash(const Task& t) {
     oh = mix_view(oh, a.view);
     oh = mix64(oh, tiling_hash(s));
   }
-  for (const ReductionOut& r : t.reductions) oh = mix64(mix64(oh, static_cast<std::uint64_t>(r.finalize)), bits(r.count));
+  for (const ReductionOut& r : t.reductions)
+    oh = mix64(mix64(oh, static_cast<std::uint64_t>(r.finalize)), bits(r.count));
   return oh == 0 ? 1 : oh;
 }
 

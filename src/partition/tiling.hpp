@@ -47,12 +47,12 @@ const Cuts* balanced_cuts(std::int64_t extent, int parts);
 struct Tiling {
   int ndim = 0;
   int grid = 0;  // the process grid of this many dimensions deals the tiles (0: a 0-d store, on every rank)
-  std::array<const Cuts*, kMaxDims> cuts{};  // nullptr: dimension d is not cut (balanced_cuts)
-  std::array<std::int8_t, kMaxDims> axis{0, 1, 2};         // the grid axis that cuts dimension d
-  Index3 offset{0, 0, 0};                                  // cut coordinate of element 0
-  Index3 step{1, 1, 1};                                    // cut coordinates from one element to the next
-  Index3 extent{1, 1, 1};                                  // shape covered
-  Index3 fixed{-1, -1, -1};  // per grid axis: the only coordinate whose ranks hold data, or -1
+  std::array<const Cuts*, kMaxDims> cuts{};         // nullptr: dimension d is not cut (balanced_cuts)
+  std::array<std::int8_t, kMaxDims> axis{0, 1, 2};  // the grid axis that cuts dimension d
+  Index3 offset{0, 0, 0};                           // cut coordinate of element 0
+  Index3 step{1, 1, 1};                             // cut coordinates from one element to the next
+  Index3 extent{1, 1, 1};                           // shape covered
+  Index3 fixed{-1, -1, -1};                         // per grid axis: the only coordinate whose ranks hold data, or -1
 
   // The part of [0, extent) held by the rank at these grid coordinates (may be empty).
   Box tile(const Index3& grid_coords) const;
