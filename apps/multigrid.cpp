@@ -10,7 +10,9 @@
 //
 // f(x, y) = 1 + sin(3 x + 2 y). Prints, for both, the relative residual |f - A u| / |f| and the
 // 2-norm of u, and the solver's mean residual reduction per cycle; --check fails unless that
-// reduction is below 0.25 per cycle and PCG's residual below the solver's. The NumPy twin is
+// reduction is below 0.25 per cycle and PCG's residual below the solver's, where a residual of
+// at most kRoundOff counts as converged (both solvers reach it at 2049^2 within 20 cycles, and
+// the mean over cycles that only repeat round-off says nothing of the cycle). The NumPy twin is
 // multigrid.py.
 #include <algorithm>
 #include <chrono>
@@ -190,7 +192,9 @@ int main(int argc, char** argv) {
   pcg(iters);
   const double pcg_norm = ts::norm(u).item();
 
-  const bool ok = !check || (rate < 0.25 && pcg_residual < mg_residual);
+  const double kRoundOff = 1e-9;
+  const bool mg_ok = rate < 0.25 || mg_residual <= kRoundOff;
+  const bool ok = !check || (mg_ok && (pcg_residual < mg_residual || pcg_residual <= kRoundOff));
   if (rt.rank() == 0) {
     std::printf("multigrid: n=%lld levels=%zu iters=%lld ranks=%d\n", static_cast<long long>(n), levels.size(),
                 static_cast<long long>(iters), rt.size());
