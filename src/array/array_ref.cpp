@@ -115,17 +115,17 @@ namespace {
 
 // [lo, hi) of a range entry on an axis of extent n, checked as tessera checks slices (bounds out
 // of range are errors, not clipped: a bad slice in an SPMD program is a bug).
-std::pair<std::int64_t, std::int64_t> resolve_range(const IndexSpec& s, int axis, std::int64_t n, const Shape& shape) {
+std::pair<std::int64_t, std::int64_t> resolve_range(const IndexSpec& s, int axis, std::int64_t n, const ArrayRef& a) {
   if (s.whole) return {0, n};
   if (s.step < 1)
-    raise("index: slice step ", s.step, " on axis ", axis, " of shape ", shape_string(shape),
+    raise("index: slice step ", s.step, " on axis ", axis, " of shape ", shape_string(a.shape()),
           ": steps must be at least 1 (tessera has no negative steps; NumPy's step 0 is an error too)");
   const std::int64_t lo = s.start < 0 ? s.start + n : s.start;
   const std::int64_t hi = s.stop_is_end ? n : s.stop < 0 ? s.stop + n : s.stop;
   if (lo < 0 || hi > n || lo > hi) {
     std::string stop = s.stop_is_end ? "end" : std::to_string(s.stop);
     raise("slice(", s.start, ", ", stop, s.step != 1 ? ", " + std::to_string(s.step) : std::string(), ") on axis ",
-          axis, " of extent ", n, " of shape ", shape_string(shape), " selects [", lo, ", ", hi,
+          axis, " of extent ", n, " of shape ", shape_string(a.shape()), " selects [", lo, ", ", hi,
           "): bounds must satisfy 0 <= start <= stop <= ", n);
   }
   return {lo, hi};
@@ -135,21 +135,23 @@ std::pair<std::int64_t, std::int64_t> resolve_range(const IndexSpec& s, int axis
 
 ArrayRef index(const ArrayRef& a, const std::vector<IndexSpec>& entries) {
   check_runtime(a, "index");
-  const Shape shape = a.shape();
+  // The shape only for messages: a view is made per operand of most ops, and a Shape is a vector.
+  auto shape = [&a] { return a.shape(); };
   int consumed = 0;
   for (const IndexSpec& e : entries) consumed += e.kind != IndexSpec::Kind::NewAxis;
   if (consumed > a.ndim())
-    raise("index: too many indices for an array of shape ", shape_string(shape), ": the array is ", a.ndim(),
+    raise("index: too many indices for an array of shape ", shape_string(shape()), ": the array is ", a.ndim(),
           "-dimensional, but ", consumed, " were indexed");
   const View& in = a.view;
-  View out;
-  out.store_ndim = in.store_ndim;
-  out.origin = in.origin;
+  View out = in;  // copied, then cleared but for store_ndim and origin (a fresh View is zeroed by `rep stos`)
+  out.ndim = 0;
+  out.extent = {1, 1, 1};
+  out.map = {};
   int next = 0;  // the next axis of `a` an entry applies to
   auto add_axis = [&](std::int64_t extent, const Index3& column, const char* why) {
     if (out.ndim == kMaxDims)
-      raise("index: ", why, " would give a view of more than ", kMaxDims, " dimensions (of shape ", shape_string(shape),
-            "); tessera arrays have 1 to 3");
+      raise("index: ", why, " would give a view of more than ", kMaxDims, " dimensions (of shape ",
+            shape_string(shape()), "); tessera arrays have 1 to 3");
     for (int k = 0; k < kMaxDims; ++k) out.map[k][out.ndim] = column[k];
     out.extent[out.ndim++] = extent;
   };
@@ -169,12 +171,12 @@ ArrayRef index(const ArrayRef& a, const std::vector<IndexSpec>& entries) {
     if (e.kind == IndexSpec::Kind::Integer) {
       const std::int64_t i = e.start < 0 ? e.start + n : e.start;
       if (i < 0 || i >= n)
-        raise("index ", e.start, " is out of bounds for axis ", d, " with size ", n, " (shape ", shape_string(shape),
+        raise("index ", e.start, " is out of bounds for axis ", d, " with size ", n, " (shape ", shape_string(shape()),
               ")");
       for (int k = 0; k < kMaxDims; ++k) out.origin[k] += c[k] * i;
       continue;
     }
-    const auto [lo, hi] = resolve_range(e, d, n, shape);
+    const auto [lo, hi] = resolve_range(e, d, n, a);
     const std::int64_t step = e.whole ? 1 : e.step;
     for (int k = 0; k < kMaxDims; ++k) out.origin[k] += c[k] * lo;
     Index3 stepped = c;

@@ -13,12 +13,7 @@ int ProgramBuilder::arg(const std::shared_ptr<Store>& store, const View& view, b
       return static_cast<int>(i);
     }
   }
-  // Filled in place: an Arg{...} temporary was zeroed whole and then copied.
-  Arg& a = task_.args.emplace_back();
-  a.store = store;
-  a.view = view;
-  a.written = written;
-  a.created = created;
+  task_.args.emplace_back(store, view, written, created);
   return static_cast<int>(task_.args.size() - 1);
 }
 

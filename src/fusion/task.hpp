@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/data/store.hpp"
@@ -16,6 +17,11 @@
 namespace tessera::detail {
 
 struct Arg {
+  Arg() = default;
+  // Members initialized from the values: value-initializing an Arg first zeroes its 128-byte view
+  // (a `rep stos` on x86, measurable per op on the host path).
+  Arg(std::shared_ptr<Store> s, const View& v, bool w = false, bool c = false, bool r = false)
+      : store(std::move(s)), view(v), written(w), created(c), renamed(r) {}
   std::shared_ptr<Store> store;
   View view;  // the elements of the store the program sees (partition/view.hpp)
   bool written = false;

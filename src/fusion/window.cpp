@@ -185,7 +185,7 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const
     if (g.task_op >= 0) launch.body = ops[g.task_op].body.get();
     launch.args.reserve(g.args.size());
     for (const PlannedArg& a : g.args)
-      launch.args.push_back(Arg{window.stores[a.store], a.view, a.written, false, a.renamed});
+      launch.args.emplace_back(window.stores[a.store], a.view, a.written, false, a.renamed);
     launch.domain = Arg{window.stores[g.domain.store], g.domain.view, false, false};
     for (const PlannedReduction& r : g.reductions)
       launch.reductions.push_back(ReductionOut{window.stores[r.store], r.finalize, r.count});
