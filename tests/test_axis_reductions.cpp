@@ -467,3 +467,20 @@ TEST(Bincount, OfArgminIndicesReadsNothingBack) {
         close(ts::bincount(labels, k).astype<double>().to_host(), host_bincount<double>(want, nullptr, k + 4), 0.0));
   });
 }
+
+// v *= max(v, 1, keepdims) / v on a (9, 1) array, with an op in between so that the reduction
+// starts a group of its own: the divide runs as the reduction's epilogue, its result tiled like the
+// reduction's (grid axis 1 holding copies) while the launch domain fixes grid axis 1; on an axis of
+// one coordinate both place every element alike. The executor once refused to write it ("writes
+// argument 2 through a view not aligned with its domain"; fuzz seed 60437).
+TEST_F(TesseraTest, KeepdimsEpilogueWrittenWhereItsDomainIs) {
+  const std::vector<double> hv = test_values<double>(9, 11, true);
+  auto v = ts::from_host<double>({9, 1}, hv);
+  auto flags = ts::ones<bool>({2, 3, 7});
+  v *= ts::max(v, 1, true) / v;
+  std::vector<double> want(hv.size());
+  for (std::size_t i = 0; i < hv.size(); ++i) want[i] = hv[i] * (hv[i] / hv[i]);
+  EXPECT_TRUE(close(v.to_host(), want, 0.0));
+  const std::vector<bool> f = flags.to_host();
+  EXPECT_EQ(std::count(f.begin(), f.end(), true), 42);
+}

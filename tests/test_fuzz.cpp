@@ -198,8 +198,12 @@ TEST(Fuzz, FusedUnfusedAndReferenceAgree) {
 //          and stored through a null pointer (executor.cpp, the epilogue's outputs).
 //   51829: at np 2, an `arange` temporary recomputed in a matvec's epilogue took the row's position
 //          in the product's (n, k) domain (planner.cpp, epilogue_refusal; also test_epilogues).
+//   60437, 60922: at every rank count, a keepdims reduction's epilogue whose result is tiled in
+//          another form than its launch domain (one fixes a grid axis of one coordinate, the other
+//          does not) was refused by the executor as "not aligned" (executor.cpp; also
+//          test_axis_reductions, KeepdimsEpilogueWrittenWhereItsDomainIs).
 TEST(Fuzz, ProgramsThatOnceFailed) {
-  for (const std::uint64_t seed : {20053, 51829}) {
+  for (const std::uint64_t seed : {20053, 51829, 60437, 60922}) {
     const Program p = generate(seed, 300);
     std::vector<Snap> ref;
     std::string why;

@@ -15,6 +15,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/profiling.hpp"
 #include "tessera/fusion/backend.hpp"
+#include "tessera/fusion/nesting.hpp"
 #include "tessera/fusion/reduction_finish.hpp"
 #include "tessera/fusion/runtime_state.hpp"
 #include "tessera/fusion/task.hpp"
@@ -369,6 +370,14 @@ ExecReport execute(const Launch& task) {
                                        : classify(arg, launch, grid, rt.size());
     access[i] = c.access;
     const bool reduced = body && body->privilege(static_cast<int>(i)) == Privilege::Reduce;
+    if (arg.written && !(c.access == Access::Aligned || (reduced && c.access == Access::Local))) {
+      // Placed like the domain on every rank though its tiling differs in form: a grid axis of one
+      // coordinate that one fixes and the other does not (a keepdims reduction's epilogue, which
+      // the planner admits by this same test). Each rank holds what it writes: written in place.
+      const std::optional<Tiling> placed = induced(s.tiling(), arg.view);
+      if (placed && same_parts(*placed, launch)) c = Classified{};
+      access[i] = c.access;
+    }
     if (arg.written && !(c.access == Access::Aligned || (reduced && c.access == Access::Local)))
       raise("internal: ", *task.label, " writes argument ", i, " through a view not aligned with its domain");
     if (state[i].ghosts > 0 && c.access == Access::Local) s.ensure_ghosts(c.lo, c.hi);
