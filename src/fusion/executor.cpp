@@ -375,11 +375,11 @@ ExecReport execute(const Launch& task) {
       // coordinate that one fixes and the other does not (a keepdims reduction's epilogue, which
       // the planner admits by this same test). Each rank holds what it writes: written in place.
       const std::optional<Tiling> placed = induced(s.tiling(), arg.view);
-      if (placed && same_parts(*placed, launch)) c = Classified{};
+      if (!placed || !same_parts(*placed, launch))
+        raise("internal: ", *task.label, " writes argument ", i, " through a view not aligned with its domain");
+      c = Classified{};
       access[i] = c.access;
     }
-    if (arg.written && !(c.access == Access::Aligned || (reduced && c.access == Access::Local)))
-      raise("internal: ", *task.label, " writes argument ", i, " through a view not aligned with its domain");
     if (state[i].ghosts > 0 && c.access == Access::Local) s.ensure_ghosts(c.lo, c.hi);
     if (c.access == Access::Halo) {
       auto it = std::find_if(halos.begin(), halos.end(), [&](const FetchRequest& r) { return r.store == &s; });

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 2026-12-06 (third), call I: call H's before/after comparison again with the process pinned
+# Session 2026-12-06 (third), calls I and J: call H's before/after comparison again with the process pinned
 # to one core (taskset -c 4; call H's unpinned host-paced loops varied by up to 40% between rounds),
 # five alternating rounds per app.
 set -u
