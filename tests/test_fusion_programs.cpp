@@ -328,3 +328,25 @@ TEST_F(TesseraTest, CavityStripsLaunchApart) {
   const int iterations = 8;
   EXPECT_EQ(cavity_pressure_kernels(rt(), iterations), 5 * iterations);
 }
+
+// Each level of this chain reads the one before twice, through two temporaries: there are 2^k
+// paths from the last op to the first through k levels, and the planner, which recomputes the
+// temporaries inside their readers, must not follow each one (it once expanded every path at
+// every question it asked of an op: 25 levels, 2^25 paths, took minutes; each op's reads are now
+// computed once per planning round).
+TEST_F(TesseraTest, ChainOfTemporariesReadTwicePlansEachOpOnce) {
+  const int64_t n = 11;
+  const int levels = 25;
+  const auto h = test_values<double>(n, 6);
+  auto a = ts::from_host<double>({n}, h);
+  reset_stats_now(rt());
+  ts::Array<double> x = a;
+  for (int k = 0; k < levels; ++k) x = (x + 1.0) * (x - 1.0) * 0.5;
+  const auto got = x.to_host();
+  const ts::Stats st = stats_now(rt());
+  std::vector<double> want = h;
+  for (int k = 0; k < levels; ++k)
+    for (double& v : want) v = (v + 1.0) * (v - 1.0) * 0.5;
+  EXPECT_TRUE(close(got, want));
+  EXPECT_EQ(st.kernels, 1);
+}

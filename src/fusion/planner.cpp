@@ -363,6 +363,16 @@ class Planner {
       std::sort(r.begin(), r.end());
       r.erase(std::unique(r.begin(), r.end()), r.end());
     }
+    root_users_.assign(nstores, {});
+    for (int i = 0; i < n_; ++i)
+      for (int s : roots_[i]) root_users_[s].push_back(i);  // in op order
+  }
+
+  // Whether an op in (after, upto] depends on store s (has it among its roots_).
+  bool depends_between(int s, int after, int upto) const {
+    const std::vector<int>& users = root_users_[s];
+    auto it = std::upper_bound(users.begin(), users.end(), after);
+    return it != users.end() && *it <= upto;
   }
 
   // Which ops are recomputed inside their readers (floating), and so which op produces each
@@ -371,6 +381,9 @@ class Planner {
     producer_.assign(w_.stores.size(), -1);
     floating_.assign(n_, false);
     shifted_cone_.assign(n_, -1);
+    positional_.assign(n_, -1);
+    reads_known_.assign(n_, 0);
+    reads_memo_.assign(n_, {});
     for (int i = 0; i < n_; ++i) {
       const Task& t = ops_[i];
       if (!t.reductions.empty() || t.body) continue;
@@ -588,14 +601,12 @@ class Planner {
     if (read_shifted && (positional || recomputes_shifted(i))) return false;
     const double out_bytes = static_cast<double>(o.full().volume()) * size_of(o.dtype());
     double stored = out_bytes, recomputed = 0;
-    std::set<int> read_between;  // stores that the ops after i up to the current reader depend on
-    int scanned = i;
+    int scanned = i;  // the ops after i up to the current reader (or a later one read before it)
     for (int j : readers_[out]) {
-      for (int k = scanned + 1; k <= j; ++k) read_between.insert(roots_[k].begin(), roots_[k].end());
       scanned = std::max(scanned, j);
       for (int s : input_stores) {
         const Store& in = *w_.stores[s];
-        if (in.ndim() > 0 && read_between.count(s) == 0)
+        if (in.ndim() > 0 && !depends_between(s, i, scanned))
           recomputed += static_cast<double>(in.full().volume()) * size_of(in.dtype());
       }
       stored += out_bytes;
@@ -620,39 +631,77 @@ class Planner {
     return shifted;
   }
 
-  // Whether op i's values depend on where the element is, seen through the ops it will inline.
+  // Whether op i's values depend on where the element is, seen through the ops it will inline
+  // (memoized per planning round, like reads_of).
   bool is_positional(int i) const {
+    if (positional_[i] >= 0) return positional_[i];
     const Task& t = ops_[i];
+    bool positional = false;
     for (const Instr& in : t.program.code)
-      if (in.op == OpCode::Index || in.op == OpCode::Coord || in.op == OpCode::Random) return true;
-    for (std::size_t a = 0; a < t.args.size(); ++a) {
+      positional = positional || in.op == OpCode::Index || in.op == OpCode::Coord || in.op == OpCode::Random;
+    for (std::size_t a = 0; a < t.args.size() && !positional; ++a) {
       const int p = reads(i, static_cast<int>(a)) ? producer_[w_.arg_store[i][a]] : -1;
-      if (p >= 0 && p < i && is_positional(p)) return true;
+      positional = p >= 0 && p < i && is_positional(p);
     }
-    return false;
+    positional_[i] = positional;
+    return positional;
   }
 
   // Does op i load argument a (as opposed to only storing it)?
   bool reads(int i, int a) const { return loads_[i][a]; }
 
-  // The stores op i reads, seen through the ops it will inline; `through`: i itself is inlined
-  // into a reader that reads its result through this view (its reads are composed with it).
-  // `by`, if given, gets the op that loads each (i, or an op inlined into it).
-  void effective_reads(int i, std::vector<ViewKey>& out, const View* through = nullptr,
-                       std::vector<int>* by = nullptr) const {
+  // The stores op i reads, seen through the ops it will inline: each view of a store that one op
+  // loads once, in the order of their first reads; `by`, if given, gets the op that loads each (i,
+  // or an op inlined into it).
+  void effective_reads(int i, std::vector<ViewKey>& out, std::vector<int>* by = nullptr) const {
+    for (const EffectiveRead& r : reads_of(i)) {
+      out.push_back(r.key);
+      if (by) by->push_back(r.loader);
+    }
+  }
+
+  // A read of effective_reads, and whether a reader of the op's result through a view reads it
+  // through that view composed with this one (not where a 0-d store is read, or lies between).
+  struct EffectiveRead {
+    ViewKey key;
+    int loader;
+    bool composes;
+    bool operator==(const EffectiveRead& o) const {
+      return key.store == o.key.store && loader == o.loader && composes == o.composes && key.view == o.key.view;
+    }
+  };
+
+  // Op i's effective reads, computed once per planning round (producer_ changes only in
+  // choose_floating) from those of the ops it inlines, composed with the views it reads their
+  // results through (composition is associative: reading p through v, inside a reader that reads
+  // i through w, is reading p through compose(v, w)). Expanding the ops it inlines afresh at every
+  // call instead visited each path through them: a window of 512 ops of a shallow-water step
+  // took about 0.5 s to plan.
+  const std::vector<EffectiveRead>& reads_of(int i) const {
+    if (reads_known_[i]) return reads_memo_[i];
+    std::vector<EffectiveRead> out;
+    const auto add = [&](EffectiveRead r) {
+      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(std::move(r));
+    };
     const Task& t = ops_[i];
     for (std::size_t a = 0; a < t.args.size(); ++a) {
       if (!reads(i, static_cast<int>(a))) continue;
       const int s = w_.arg_store[i][a];
-      const View view = seen_through(t.args[a], through);
+      const View& view = t.args[a].view;
+      const bool spread = w_.stores[s]->ndim() > 0;  // a 0-d store is read whole, wherever
       const int p = producer_[s];
       if (p >= 0 && p < i) {
-        effective_reads(p, out, w_.stores[s]->ndim() > 0 ? &view : nullptr, by);
+        for (const EffectiveRead& r : reads_of(p))
+          add({{r.key.store, spread && r.composes ? compose(r.key.view, view) : r.key.view},
+               r.loader,
+               spread && r.composes});
       } else {
-        out.push_back({s, view});
-        if (by) by->push_back(i);
+        add({{s, view}, i, spread});
       }
     }
+    reads_memo_[i] = std::move(out);
+    reads_known_[i] = 1;
+    return reads_memo_[i];
   }
 
   // The view an argument of an op inlined through `through` reads (0-d stores are read whole).
@@ -920,7 +969,7 @@ class Planner {
       const Tiling tiling = scalar ? Tiling{} : launch_of(i);
       std::vector<ViewKey> reads_i;
       std::vector<int> loader;  // the op that loads each of reads_i (i, or an op it recomputes)
-      effective_reads(i, reads_i, nullptr, &loader);
+      effective_reads(i, reads_i, &loader);
       std::set<int> renames_i;
       std::set<int> read_old_i;  // of those, stores an op recomputed in i reads before the group's write
       std::string why;
@@ -1730,8 +1779,13 @@ class Planner {
   // op -> the stores its values depend on: those it loads, and those the ops creating them
   // depend on (the byte model's guess at what a kernel holding the op reads anyway)
   std::vector<std::vector<int>> roots_;
-  std::vector<signed char> shifted_cone_;  // recomputes_shifted's answers (-1: not yet asked)
-  std::vector<int> anchor_;                // op -> the op whose key view is its launch domain (choose_domains)
+  std::vector<std::vector<int>> root_users_;  // store -> the ops with it among their roots_, in order
+  std::vector<signed char> shifted_cone_;     // recomputes_shifted's answers (-1: not yet asked)
+  // Memos of one planning round (reset by choose_floating, when producer_ changes).
+  mutable std::vector<signed char> positional_;  // is_positional's answers (-1: not yet asked)
+  mutable std::vector<char> reads_known_;        // reads_of's ...
+  mutable std::vector<std::vector<EffectiveRead>> reads_memo_;
+  std::vector<int> anchor_;  // op -> the op whose key view is its launch domain (choose_domains)
   std::vector<std::vector<int>> readers_;
   std::vector<std::vector<bool>> loads_;  // op -> arg -> loaded by the op
   std::vector<Group> groups_;
