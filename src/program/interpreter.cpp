@@ -218,9 +218,12 @@ struct Interpreter {
     for (int pc = pc0; pc < pc1; ++pc) {
       const Instr in = code(pc);
       Value* d = reg[in.dst];
-      const Value* x = reg[in.a];
-      const Value* y = reg[in.b];
-      const Value* z = reg[in.c];
+      // A field that is no register (a Load's argument, a Const's index into the constants) may
+      // lie past the register file, where not even a pointer may be formed.
+      const auto operand = [&](int r) -> const Value* { return r < kMaxRegisters ? reg[r] : nullptr; };
+      const Value* x = operand(in.a);
+      const Value* y = operand(in.b);
+      const Value* z = operand(in.c);
       switch (in.op) {
         case OpCode::Load:
           by_type(in.type, [&](auto tag) {
