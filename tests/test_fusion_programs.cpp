@@ -332,8 +332,8 @@ TEST_F(TesseraTest, CavityStripsLaunchApart) {
 // Each level of this chain reads the one before twice, through two temporaries: there are 2^k
 // paths from the last op to the first through k levels, and the planner, which recomputes the
 // temporaries inside their readers, must not follow each one (it once expanded every path at
-// every question it asked of an op: 25 levels, 2^25 paths, took minutes; each op's reads are now
-// computed once per planning round).
+// every question it asked of an op: 25 levels, 2^25 paths, did not plan within two minutes;
+// each op's reads are now computed once per planning round).
 TEST_F(TesseraTest, ChainOfTemporariesReadTwicePlansEachOpOnce) {
   const int64_t n = 11;
   const int levels = 25;
