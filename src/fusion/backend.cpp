@@ -26,15 +26,18 @@ void launch_batch(const std::string& label, const std::vector<BatchLaunch>& part
     std::vector<BatchPart> programs;
     std::vector<const Accessor*> args;
     std::vector<Domain> domains;
+    std::vector<std::uint64_t> key;
     for (const BatchLaunch& part : parts) {
       if (observer)
         observer(*part.program, static_cast<int>(part.args.size()),
                  kernel_shape(*part.program, part.args, part.domain));
       programs.push_back({part.program, static_cast<int>(part.args.size())});
+      key.push_back(runtime().programs().get(*part.program).serial);
+      key.push_back(part.args.size());
       args.push_back(part.args.data());
       domains.push_back(part.domain);
     }
-    if (JitKernel* kernel = jit_batch_kernel(*jit, programs)) {
+    if (JitKernel* kernel = jit_batch_kernel(*jit, programs, key)) {
       const JitState state = jit_state(*jit, *kernel, true);  // the parts are elementwise
       if (state == JitState::Ready) return jit_launch_batch(*jit, *kernel, programs, args, domains, label);
       if (state == JitState::Interpret) {

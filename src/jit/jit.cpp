@@ -344,14 +344,22 @@ class Jit {
   }
 
   // A batch of small programs as one kernel (jit/codegen.cpp, generate_batch), or nullptr.
-  JitKernel* batch_kernel(const std::vector<BatchPart>& parts) {
-    if (!batch_fits(parts)) return nullptr;
-    try {
-      return load(generate_batch(parts));
-    } catch (const Error& e) {
-      fall_back(e.what());
-      return nullptr;
+  // A batch's kernel, generated once per distinct list of parts: generating its source (every
+  // part's program emitted, the prelude prepended) and hashing it at each launch cost the host more
+  // than the launches the batch saves.
+  JitKernel* batch_kernel(const std::vector<BatchPart>& parts, const std::vector<std::uint64_t>& key) {
+    auto known = batches_.find(key);
+    if (known != batches_.end()) return known->second;
+    JitKernel* k = nullptr;
+    if (batch_fits(parts)) {
+      try {
+        k = load(generate_batch(parts));
+      } catch (const Error& e) {
+        fall_back(e.what());
+      }
     }
+    batches_.emplace(key, k);
+    return k;
   }
 
   void launch_batch(const JitKernel& k, const std::vector<BatchPart>& parts, const std::vector<const Accessor*>& args,
@@ -412,6 +420,7 @@ class Jit {
 
   KernelCache cache_;
   std::map<std::uint64_t, std::unique_ptr<JitKernel>> kernels_;  // by source hash; launching thread
+  std::map<std::vector<std::uint64_t>, JitKernel*> batches_;     // batch_kernel's, by their parts
   int rank_;
   int elements_;
   bool wait_;
@@ -456,7 +465,9 @@ void jit_launch(Jit& jit, const JitKernel& kernel, const Program& program, const
 
 double jit_compile_seconds(const Jit& jit) { return jit.compile_seconds(); }
 
-JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts) { return jit.batch_kernel(parts); }
+JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts, const std::vector<std::uint64_t>& key) {
+  return jit.batch_kernel(parts, key);
+}
 
 void jit_launch_batch(Jit& jit, const JitKernel& kernel, const std::vector<BatchPart>& parts,
                       const std::vector<const Accessor*>& args, const std::vector<Domain>& domains,

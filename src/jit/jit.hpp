@@ -11,6 +11,7 @@
 // kernel (waiting for it if need be). TESSERA_JIT_WAIT=1 waits at the first launch instead;
 // Runtime::flush() waits for the compiles in flight.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,7 +46,8 @@ void jit_wait_idle(Jit& jit);
 
 // A batch of small programs as one kernel (jit/codegen.hpp), or nullptr where it does not fit.
 struct BatchPart;
-JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts);
+// `key`: each part's program image serial and argument count, in order (the batch's identity).
+JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts, const std::vector<std::uint64_t>& key);
 // args[i]: the accessors of part i (parts[i].nargs of them).
 void jit_launch_batch(Jit& jit, const JitKernel& kernel, const std::vector<BatchPart>& parts,
                       const std::vector<const Accessor*>& args, const std::vector<Domain>& domains,

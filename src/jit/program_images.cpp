@@ -66,6 +66,7 @@ KernelImage& ProgramImages::get(const Program& program) {
                          program.row_slots,
                          {}});
   Entry& e = bucket.back();
+  e.image.serial = ++last_serial_;
   // On the host the image views the entry's own vectors, which stay where they are.
   e.image.code = to_device(e.code, "tessera::program");
   e.image.constants = to_device(e.constants, "tessera::constants");

@@ -26,6 +26,9 @@ struct KernelImage : ProgramImage {
   // requested, and the elements interpreted before (a program is compiled once it is hot).
   HostProgram* host = nullptr;
   std::int64_t interpreted = 0;
+  // Unique in the process, also after the images are dropped (ProgramImages::get): a key for what
+  // is compiled from several programs at once (a batch kernel, Jit::batch_kernel).
+  std::uint64_t serial = 0;
 };
 
 class ProgramImages {
@@ -48,6 +51,7 @@ class ProgramImages {
   };
   std::unordered_map<std::uint64_t, std::deque<Entry>> by_hash_;  // deque: entries never move
   std::size_t count_ = 0;
+  std::uint64_t last_serial_ = 0;
 };
 
 }  // namespace tessera::detail
