@@ -26,13 +26,15 @@ void launch_batch(const std::string& label, const std::vector<BatchLaunch>& part
     std::vector<BatchPart> programs;
     std::vector<const Accessor*> args;
     std::vector<Domain> domains;
+    std::vector<KernelImage*> images;
     std::vector<std::uint64_t> key;
     for (const BatchLaunch& part : parts) {
       if (observer)
         observer(*part.program, static_cast<int>(part.args.size()),
                  kernel_shape(*part.program, part.args, part.domain));
       programs.push_back({part.program, static_cast<int>(part.args.size())});
-      key.push_back(runtime().programs().get(*part.program).serial);
+      images.push_back(&runtime().programs().get(*part.program));
+      key.push_back(images.back()->serial);
       key.push_back(part.args.size());
       args.push_back(part.args.data());
       domains.push_back(part.domain);
@@ -43,8 +45,8 @@ void launch_batch(const std::string& label, const std::vector<BatchLaunch>& part
       if (state == JitState::Interpret) {
         // The interpreter runs the parts while the batch's kernel compiles: compiling each part
         // alone as well would be work for this one launch.
-        for (const BatchLaunch& part : parts)
-          interpret(label, *part.program, runtime().programs().get(*part.program), part.args, part.domain, {});
+        for (std::size_t i = 0; i < parts.size(); ++i)
+          interpret(label, *parts[i].program, *images[i], parts[i].args, parts[i].domain, {});
         return;
       }
     }

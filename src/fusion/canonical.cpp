@@ -58,23 +58,9 @@ std::uint64_t bits(double x) {
   return b;
 }
 
-// The label's bytes, eight to a word (the last one padded with zeros), after its length: each
-// word changes the hash as one character did.
+// The label's length, then its bytes eight to a word.
 std::uint64_t mix_label(std::uint64_t h, const std::string& label) {
-  h = mix64(h, label.size());
-  const char* p = label.data();
-  std::size_t left = label.size();
-  for (; left >= 8; p += 8, left -= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = mix64(h, w);
-  }
-  if (left > 0) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, p, left);
-    h = mix64(h, w);
-  }
-  return h;
+  return fold_bytes(mix64(h, label.size()), label, mix64);
 }
 
 // A store's tiling (step, axis, fixed coordinate, grid, cuts, offset and extent per dimension)

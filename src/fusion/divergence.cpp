@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/hash.hpp"
 #include "tessera/fusion/runtime_state.hpp"
 
 namespace tessera::detail {
@@ -47,20 +48,8 @@ inline std::uint64_t fold(std::uint64_t h, std::uint64_t word) { return h * 0x9e
 // operand the store (numbered in creation order, the same on every rank of one stream), its dtype
 // and shape, the view and whether it is written.
 std::uint64_t hash_task(const Task& t) {
-  std::uint64_t h = t.label.size();
-  // The label's bytes eight to a word, the last padded with zeros (its length came first).
-  const char* p = t.label.data();
-  std::size_t left = t.label.size();
-  for (; left >= 8; p += 8, left -= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = fold(h, w);
-  }
-  if (left > 0) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, p, left);
-    h = fold(h, w);
-  }
+  // The label's length, then its bytes eight to a word.
+  std::uint64_t h = fold_bytes(t.label.size(), t.label, fold);
   for (const Instr& in : t.program.code) {
     h = fold(h, std::uint64_t(in.op) | std::uint64_t(in.type) << 8 | std::uint64_t(in.from) << 16 |
                     std::uint64_t(in.dst) << 32);

@@ -343,10 +343,10 @@ class Jit {
     Kokkos::Tools::endParallelFor(id);
   }
 
-  // A batch of small programs as one kernel (jit/codegen.cpp, generate_batch), or nullptr.
-  // A batch's kernel, generated once per distinct list of parts: generating its source (every
-  // part's program emitted, the prelude prepended) and hashing it at each launch cost the host more
-  // than the launches the batch saves.
+  // A batch of small programs as one kernel (jit/codegen.cpp, generate_batch), or nullptr;
+  // generated once per distinct list of parts: generating its source (every part's program
+  // emitted, the prelude prepended) and hashing it at each launch cost the host more than the
+  // launches the batch saves.
   JitKernel* batch_kernel(const std::vector<BatchPart>& parts, const std::vector<std::uint64_t>& key) {
     auto known = batches_.find(key);
     if (known != batches_.end()) return known->second;
