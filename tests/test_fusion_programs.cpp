@@ -49,6 +49,15 @@ std::vector<double> host_stencil27(std::vector<double> g, int64_t n0, int64_t n1
   return g;
 }
 
+// Boundary strips launched apart (Config::batch_elements 0), for counts that batching would merge.
+class UnbatchedTest : public TesseraTest {
+  ts::Config config() const override {
+    ts::Config c;
+    c.batch_elements = 0;
+    return c;
+  }
+};
+
 }  // namespace
 
 TEST_F(TesseraTest, Stencil27IsOneKernelPerIteration) {
@@ -216,7 +225,8 @@ TEST_F(TesseraTest, ShiftedReadsOfATemporaryRecomputeIt) {
 // shifts, but s = d(hi) * d(lo), read shifted itself, is stored, since recomputing it at each of
 // its shifts would recompute d at each of those shifts again (a reconstruction's slopes of
 // differences: the work doubles per level).
-TEST_F(TesseraTest, ShiftedRecomputationIsOneLevelDeep) {
+// Unbatched: s's kernel and c's are both small, and would run as one batch.
+TEST_F(UnbatchedTest, ShiftedRecomputationIsOneLevelDeep) {
   const int64_t n = 17;
   const auto h = test_values<double>(n, 5);
   auto a = ts::from_host<double>({n}, h);
@@ -307,24 +317,17 @@ std::int64_t cavity_pressure_kernels(ts::Runtime& runtime, int iterations) {
 
 }  // namespace
 
-// With batching on (TESSERA_BATCH_ELEMENTS > 0) the four strips run as one single-block kernel.
-class BatchedTest : public TesseraTest {
-  ts::Config config() const override {
-    ts::Config c;
-    c.batch_elements = std::int64_t(1) << 15;
-    return c;
-  }
-};
-
-TEST_F(BatchedTest, CavityPressureIterationIsTwoKernels) {
+// By default (Config::batch_elements 4096) the four strips run as one single-block kernel.
+TEST_F(TesseraTest, CavityPressureIterationIsTwoKernels) {
   // The strips read the row or column beside them, which their rank holds: no exchange, so they
   // batch at any rank count.
   const int iterations = 8;
   EXPECT_LE(cavity_pressure_kernels(rt(), iterations), 2 * iterations);
 }
 
-// By default each strip is a kernel of its own: the interior update and four strips.
-TEST_F(TesseraTest, CavityStripsLaunchApart) {
+// With batching off (TESSERA_BATCH_ELEMENTS=0) each strip is a kernel of its own: the interior
+// update and four strips.
+TEST_F(UnbatchedTest, CavityStripsLaunchApart) {
   const int iterations = 8;
   EXPECT_EQ(cavity_pressure_kernels(rt(), iterations), 5 * iterations);
 }

@@ -1,6 +1,4 @@
 #!/usr/bin/env bash
-# NOT RUN: no device machine could be started for it in the session that wrote it (2026-12-06,
-# fourth); kept for the next session. bin-c: 97dec63, bin-d: d416789 (tessera-cfd, -multigrid).
 # Session 2026-12-06 (fourth), call C: boundary strips batched (TESSERA_BATCH_ELEMENTS=4096) with
 # the batch kernel generated once per distinct list of parts (bin-d) against 97dec63 (bin-c), which
 # generated and hashed the batch's source at every launch; and both unbatched. Alternating, pinned.
@@ -34,4 +32,19 @@ for round in 1 2; do
   [ $((SECONDS - T0)) -gt 100 ] && { say "cut"; break; }
 done
 rm -f $OUT/run.txt
+
+# Extras where the card is an H200: issue 20's three workloads and issue 16's two (bin-c's
+# tessera-bench), each twice after one warm-up run.
+if grep -q H200 $OUT/summary.txt; then
+  grab() { grep -o '"ms_per_iter": [0-9.]*\|"kernels_per_iter": [0-9.]*\|"check": "[a-z]*"' "$1" | tr '\n' ' '; }
+  for w in "black_scholes --n 134217728" "cg --n 8192" "stencil --n 16384" "axis_sum --n 4096 --rows 32768" "center --n 4096 --rows 32768"; do
+    TESSERA_CACHE_DIR=/tmp/cache-c timeout 60 mpirun -n 1 --bind-to none bin-c/tessera-bench $w --iters 3 --warmup 3 > /dev/null 2>&1 < /dev/null
+    for r in 1 2; do
+      TESSERA_CACHE_DIR=/tmp/cache-c timeout 60 mpirun -n 1 --bind-to none bin-c/tessera-bench $w --iters 20 --warmup 5 --json > $OUT/r.txt 2>&1 < /dev/null
+      say "$w [r$r] rc=$? $(grab $OUT/r.txt)"
+    done
+    [ $((SECONDS - T0)) -gt 400 ] && { say "extras cut"; break; }
+  done
+  rm -f $OUT/r.txt
+fi
 cat $S
