@@ -134,6 +134,37 @@ TEST_F(TesseraTest, TallColumnsFoldedInManyChunks) {
   }
 }
 
+// Rows long enough that a GPU's row kernel loads two columns at a time (pairable_loads in
+// jit/codegen.cpp: 256 columns and more per pass), where a row starts on a vector's boundary.
+// An odd row length makes every other row start off it, and a view from column 1 shifts them
+// all, so each kernel folds some rows in pairs and the others one column at a time. The values
+// repeat, so argmin and argmax find ties across pairs.
+TEST_F(TesseraTest, LongRowsFoldedInPairsOrOneByOne) {
+  const Kind kinds[] = {Kind::Sum, Kind::Max, Kind::ArgMin, Kind::ArgMax, Kind::Mean, Kind::CountNonzero};
+  const ts::Shape shape{7, 1001};
+  const auto h = test_values<double>(volume_of(shape), 5);
+  const auto hi = test_values<std::int32_t>(volume_of(shape), 6);
+  auto a = ts::from_host<double>(shape, h);
+  auto ai = ts::from_host<std::int32_t>(shape, hi);
+  std::vector<double> shifted;  // columns 1.. of every row
+  std::vector<std::int32_t> shifted_i;
+  for (std::int64_t r = 0; r < shape[0]; ++r)
+    for (std::int64_t c = 1; c < shape[1]; ++c) {
+      shifted.push_back(h[r * shape[1] + c]);
+      shifted_i.push_back(hi[r * shape[1] + c]);
+    }
+  const ts::Shape view_shape{shape[0], shape[1] - 1};
+  for (Kind kind : kinds) {
+    SCOPED_TRACE(::testing::Message() << "kind " << static_cast<int>(kind));
+    EXPECT_TRUE(close(run(kind, a, 1, false).to_host(), host_reduce(h, shape, 1, kind), 1e-12));
+    EXPECT_TRUE(close(run(kind, ai, 1, false).to_host(), host_reduce(hi, shape, 1, kind), 1e-12));
+    EXPECT_TRUE(close(run(kind, a(ts::all, ts::slice(1, ts::end)), 1, false).to_host(),
+                      host_reduce(shifted, view_shape, 1, kind), 1e-12));
+    EXPECT_TRUE(close(run(kind, ai(ts::all, ts::slice(1, ts::end)), 1, true).to_host(),
+                      host_reduce(shifted_i, view_shape, 1, kind), 1e-12));
+  }
+}
+
 TEST_F(TesseraTest, ResultTypesFollowNumPy) {
   auto f = ts::ones<float>({3, 4});
   auto i = ts::ones<std::int32_t>({3, 4});

@@ -139,6 +139,44 @@ std::string finish_kernel(const Program& program, int slots) {
   return s.str();
 }
 
+// The arguments that a row reduction's code [0, end) may load two columns at a time (paired
+// loads, generate_along): read along the row with unit stride, not one value for all (scalar),
+// every load of the type its elements have, a type of 4 or 8 bytes (a vector of two exists).
+std::uint64_t pairable_loads(const Program& program, const KernelShape& shape, int end) {
+  std::uint64_t loaded = 0, refused = 0;
+  std::vector<int> type_of(kMaxArgs, -1);
+  for (int pc = 0; pc < end; ++pc) {
+    const Instr& in = program.code[pc];
+    if (in.op != OpCode::Load) continue;
+    const std::uint64_t bit = std::uint64_t(1) << in.a;
+    const bool wide =
+        in.type == DType::Float64 || in.type == DType::Int64 || in.type == DType::Float32 || in.type == DType::Int32;
+    if (!wide || (shape.scalar & bit) || !(shape.unit & bit) ||
+        (type_of[in.a] >= 0 && type_of[in.a] != static_cast<int>(in.type)))
+      refused |= bit;
+    type_of[in.a] = static_cast<int>(in.type);
+    loaded |= bit;
+  }
+  for (int pc = 0; pc < static_cast<int>(program.code.size()); ++pc)  // written: keep it simple
+    if (program.code[pc].op == OpCode::Store) refused |= std::uint64_t(1) << program.code[pc].a;
+  return loaded & ~refused;
+}
+
+// " && ..." that every paired argument's row starts at a multiple of a vector of two.
+std::string pair_alignment(const Program& program, const KernelShape& shape, std::uint64_t pairs) {
+  std::ostringstream s;
+  for (int a = 0; a < kMaxArgs; ++a) {
+    if (!(pairs >> a & 1)) continue;
+    DType type = DType::Float64;
+    for (const Instr& in : program.code)
+      if (in.op == OpCode::Load && in.a == a) type = in.type;
+    const int bytes = type == DType::Float64 || type == DType::Int64 ? 16 : 8;
+    s << " && (reinterpret_cast<unsigned long>(reinterpret_cast<const " << ctype(type) << "*>(p.args[" << a
+      << "].ptr) + " << element_address(a, shape, "0") << ") % " << bytes << " == 0)";
+  }
+  return s.str();
+}
+
 // Reductions along padded dimension R (Program::reduce_dim): output e (row-major over the other
 // two dimensions) of slot k goes to partials[2 k count + e] and its index to [(2 k + 1) count +
 // e]. Along the last dimension (a row's sum) a warp takes a row: its lanes stride along it (E
@@ -177,6 +215,28 @@ GeneratedKernel generate_along(const Program& program, int nargs, const KernelSh
       << "    const long row = base + threadIdx.x / T;\n    const bool live = row < rows;\n"
       << "    const long i0 = p.domain.n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n    " << accumulators(program, "")
       << "\n    long j = live ? sub : n2;\n";
+    if (const std::uint64_t pairs = pairable_loads(program, shape, body_end)) {
+      // Rows whose every paired argument starts 16-byte aligned (8 for 4-byte types) take their
+      // columns two at a time: thread sub loads columns 2 sub, 2 sub + 1 of each chunk of 2 T E
+      // as one vector, E such pairs in flight; the rest of the row (and any row not aligned)
+      // goes on below, column by column.
+      const std::string chunk = "2L * T * " + std::to_string(elements);
+      s << "    if (live" << pair_alignment(program, shape, pairs) << ") {\n      long jb = 0;\n"
+        << "      for (; jb + " << chunk << " <= n2; jb += " << chunk << ") {\n        const long ";
+      std::vector<Lane> pair_lanes;
+      for (int e = 0; e < elements; ++e) {
+        const std::string first = "j_" + std::to_string(2 * e), second = "j_" + std::to_string(2 * e + 1);
+        s << (e ? ", " : "") << first << " = jb + 2 * sub + 2L * T * " << e << ", " << second << " = " << first
+          << " + 1";
+        pair_lanes.push_back({first, "_" + std::to_string(2 * e)});
+        pair_lanes.push_back({second, "_" + std::to_string(2 * e + 1)});
+      }
+      s << ";\n";
+      emitter.pair_loads(pairs);
+      emitter.body(s, pair_lanes, "        ", 0, body_end);
+      emitter.pair_loads(0);
+      s << "      }\n      j = jb + sub;\n    }\n";
+    }
     if (elements > 1) {
       s << "    for (; j + static_cast<long>(T) * " << elements - 1 << " < n2; j += static_cast<long>(T) * " << elements
         << ") {\n      const long ";

@@ -270,6 +270,9 @@ class Emitter {
   void hoist(std::uint64_t args) { hoisted_ = args; }
   // Addresses read the row offsets r<owner> (row_offsets_of) instead of computing them.
   void use_row_offsets() { row_offsets_ = true; }
+  // Loads of these arguments take two lanes at a time, lanes 2m and 2m + 1 being adjacent columns
+  // of one row, as one vector load (generate_along's rows, which check the alignment first).
+  void pair_loads(std::uint64_t args) { paired_ = args; }
   // A sweep (Program::sweep, generate_sweep): its rows' code folds into shared accumulators and
   // its sweep into per-lane ones; values defined before `pc` are the same in every lane (one
   // variable, no lane suffix); and a load of an argument that the code before `reuse_below`
@@ -322,9 +325,14 @@ class Emitter {
   // pc0 keep their names.
   void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent, int pc0, int n) {
     const auto emits = [&](int pc) { return only_ == nullptr || (*only_)[pc]; };
-    for (int pc = pc0; pc < n; ++pc)  // loads read no register: their lines need no renaming state
-      if (p_.code[pc].op == OpCode::Load && emits(pc))
+    for (int pc = pc0; pc < n; ++pc) {  // loads read no register: their lines need no renaming state
+      if (p_.code[pc].op != OpCode::Load || !emits(pc)) continue;
+      if (paired_ >> p_.code[pc].a & 1) {
+        for (std::size_t m = 0; m + 1 < lanes.size(); m += 2) out << indent << paired_load(pc, lanes[m], lanes[m + 1]);
+      } else {
         for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
+      }
+    }
     if (pc0 == 0) current_.assign(static_cast<std::size_t>(p_.registers), -1);
     for (int pc = pc0; pc < n; ++pc) {
       const Instr& in = p_.code[pc];
@@ -621,6 +629,15 @@ class Emitter {
     if (shift != 0) s += (shift > 0 ? " + " : " - ") + std::to_string(shift > 0 ? shift : -shift);
     return s;
   }
+  // Instruction pc (a load) for two lanes at adjacent columns, as one load of a vector of two.
+  std::string paired_load(int pc, const Lane& first, const Lane& second) const {
+    const Instr& in = p_.code[pc];
+    const std::string T = ctype(in.type), w = "w" + std::to_string(pc) + first.suffix;
+    const std::string pair = in.type == DType::Int64 ? "longlong2" : T + "2";
+    return "const " + pair + " " + w + " = *reinterpret_cast<const " + pair + "*>(" +
+           pointer(in.a, first.column, "const " + T) + "); " + define(pc, first, T.c_str()) + w + ".x; " +
+           define(pc, second, T.c_str()) + w + ".y;\n";
+  }
   // The program's first load of argument a, or -1.
   int first_load(int a) const {
     for (int pc = 0; pc < static_cast<int>(p_.code.size()); ++pc)
@@ -643,6 +660,7 @@ class Emitter {
   bool staged_certain_ = false;
   std::uint64_t hoisted_ = 0;
   bool row_offsets_ = false;
+  std::uint64_t paired_ = 0;
   CarryPlan plan_;
   bool carrying_ = false;                    // roots read their registers
   const std::vector<char>* only_ = nullptr;  // the instructions body() emits (null: all)
