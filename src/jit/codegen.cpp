@@ -149,16 +149,15 @@ std::uint64_t pairable_loads(const Program& program, const KernelShape& shape, i
     const Instr& in = program.code[pc];
     if (in.op != OpCode::Load) continue;
     const std::uint64_t bit = std::uint64_t(1) << in.a;
-    const bool wide =
-        in.type == DType::Float64 || in.type == DType::Int64 || in.type == DType::Float32 || in.type == DType::Int32;
+    const bool wide = size_of(in.type) == 4 || size_of(in.type) == 8;
     if (!wide || (shape.scalar & bit) || !(shape.unit & bit) ||
         (type_of[in.a] >= 0 && type_of[in.a] != static_cast<int>(in.type)))
       refused |= bit;
     type_of[in.a] = static_cast<int>(in.type);
     loaded |= bit;
   }
-  for (int pc = 0; pc < static_cast<int>(program.code.size()); ++pc)  // written: keep it simple
-    if (program.code[pc].op == OpCode::Store) refused |= std::uint64_t(1) << program.code[pc].a;
+  for (const Instr& in : program.code)  // stored arguments keep their column-by-column loads
+    if (in.op == OpCode::Store) refused |= std::uint64_t(1) << in.a;
   return loaded & ~refused;
 }
 
@@ -167,12 +166,10 @@ std::string pair_alignment(const Program& program, const KernelShape& shape, std
   std::ostringstream s;
   for (int a = 0; a < kMaxArgs; ++a) {
     if (!(pairs >> a & 1)) continue;
-    DType type = DType::Float64;
-    for (const Instr& in : program.code)
-      if (in.op == OpCode::Load && in.a == a) type = in.type;
-    const int bytes = type == DType::Float64 || type == DType::Int64 ? 16 : 8;
-    s << " && (reinterpret_cast<unsigned long>(reinterpret_cast<const " << ctype(type) << "*>(p.args[" << a
-      << "].ptr) + " << element_address(a, shape, "0") << ") % " << bytes << " == 0)";
+    const auto load = std::find_if(program.code.begin(), program.code.end(),
+                                   [a](const Instr& in) { return in.op == OpCode::Load && in.a == a; });
+    s << " && (reinterpret_cast<unsigned long>(reinterpret_cast<const " << ctype(load->type) << "*>(p.args[" << a
+      << "].ptr) + " << element_address(a, shape, "0") << ") % " << 2 * size_of(load->type) << " == 0)";
   }
   return s.str();
 }

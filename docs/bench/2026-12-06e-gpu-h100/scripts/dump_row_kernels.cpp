@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
-#include <tessera/tessera.hpp>
 #include <tessera/fusion/backend.hpp>
 #include <tessera/jit/codegen.hpp>
+#include <tessera/tessera.hpp>
 namespace ts = tessera;
 namespace td = tessera::detail;
 static int idx = 0;
