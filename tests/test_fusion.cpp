@@ -8,11 +8,14 @@
 
 namespace {
 
+// Kernels counted as a large grid launches them: the small arrays of these tests would otherwise
+// run several iterations as one batch (Config::batch_elements; tests/test_batching.cpp).
 class FusionTest : public TesseraTest {
  protected:
   ts::Config config() const override {
     ts::Config c;
     c.fusion = true;
+    c.batch_elements = 0;
     return c;
   }
 };

@@ -49,7 +49,8 @@ std::vector<double> host_stencil27(std::vector<double> g, int64_t n0, int64_t n1
   return g;
 }
 
-// Boundary strips launched apart (Config::batch_elements 0), for counts that batching would merge.
+// Small groups launched apart (Config::batch_elements 0), for counts that batching would merge
+// (boundary strips, and the iterations of a loop over a small grid).
 class UnbatchedTest : public TesseraTest {
   ts::Config config() const override {
     ts::Config c;
@@ -60,7 +61,7 @@ class UnbatchedTest : public TesseraTest {
 
 }  // namespace
 
-TEST_F(TesseraTest, Stencil27IsOneKernelPerIteration) {
+TEST_F(UnbatchedTest, Stencil27IsOneKernelPerIteration) {
   const int64_t n = 9, m = n + 2;
   const auto h = test_values<double>(m * m * m, 1);
   auto grid = ts::from_host<double>({m, m, m}, h);
@@ -181,7 +182,7 @@ TEST_F(TesseraTest, ShallowWaterStepIsOneInteriorKernel) {
 // through the composed views, with their halos) instead of being stored and read back: the
 // pressure update of "12 steps to Navier-Stokes" reads a copy of p through four shifted views
 // and writes p's interior, one kernel with the copy never made.
-TEST_F(TesseraTest, ShiftedReadsOfATemporaryRecomputeIt) {
+TEST_F(UnbatchedTest, ShiftedReadsOfATemporaryRecomputeIt) {
   const int64_t n = 13;
   const auto h = test_values<double>(n, 3);
   auto a = ts::from_host<double>({n}, h);

@@ -44,10 +44,10 @@ struct Config {
                                     // which runs one compile at a time, 4 for the host compiler
   std::string cxx;                  // TESSERA_CXX: the host tier's C++ compiler (default: the one
                                     // tessera was built with)
-  // TESSERA_BATCH_ELEMENTS: consecutive small groups (boundary strips) of at most this many
-  // elements each run as one single-block launch; 0 launches each apart. 4096: host-paced loops
-  // of strips ran up to 23% faster batched on an H100, longer strips want every SM
-  // (docs/FUSION.md, "Boundary strips in one kernel").
+  // TESSERA_BATCH_ELEMENTS: consecutive small groups (boundary strips, coarse multigrid levels)
+  // of at most this many elements each run as one single-block launch; 0 launches each apart.
+  // 4096: host-paced loops of strips ran up to 23% faster batched on an H100, longer strips want
+  // every SM (docs/FUSION.md, "Small groups in one kernel").
   std::int64_t batch_elements = 4096;
   // TESSERA_SPMV: auto|generated|cusparse, the SpMV's kernel for a CSR block on CUDA builds
   // (docs/LINALG.md, "Sparse matrices": which is faster; host backends always use the generated).

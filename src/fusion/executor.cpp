@@ -633,81 +633,163 @@ ExecReport execute(const Launch& task) {
 
 namespace {
 
-// The batch part of `task`, or nothing if it must run on its own: it reduces, renames a buffer,
-// or reads something through a halo or a redistribution (which would have to wait for the parts
-// before it, whose writes invalidate the halos it reads).
-std::optional<BatchLaunch> batch_part(const Launch& task, std::int64_t& bytes) {
+// The parts and arguments `task` may add to a batch: its own, and a copy per renamed store.
+std::pair<int, int> batch_size_of(const Launch& task) {
+  int parts = 1, args = static_cast<int>(task.args.size());
+  for (const Arg& arg : task.args)
+    if (arg.renamed) parts += 1, args += 2;
+  return {parts, args};
+}
+
+// Whether `task` can run as a part of a batch (decided from global metadata, before anything
+// changes): it is elementwise (no reduction, epilogue or task body) and reads every store on its
+// own rank (Aligned, Local), so it needs no exchange, which would have to wait for the parts before
+// it (their writes invalidate the halos it reads). A renamed store is written into its fresh buffer
+// inside the batch (batch_part).
+bool batchable(const Launch& task) {
   RuntimeState& rt = runtime();
+  if (!task.reductions.empty() || task.body || task.program->epilogue >= 0) return false;
+  const auto [parts, args] = batch_size_of(task);
+  if (parts > kMaxBatchParts || args > kMaxArgs) return false;
   const std::optional<Tiling> launch = induced(task.domain.store->tiling(), task.domain.view);
-  if (!launch || !task.reductions.empty() || task.body || task.program->epilogue >= 0) return std::nullopt;
+  if (!launch) return false;
   const ProcessGrid& grid = rt.grid(launch->grid);
-  const Box tile = launch->tile(grid.coords(rt.rank()));
-  BatchLaunch part{task.program, {}, domain_over(tile, task.domain.view)};
   for (const Arg& arg : task.args) {
-    Store& s = *arg.store;
-    if (arg.renamed) return std::nullopt;
-    if (s.ndim() == 0) {
-      part.args.push_back(Accessor{s.data(), 0, {0, 0, 0}});
+    if (arg.store->ndim() == 0) {
+      if (arg.renamed) return false;
       continue;
     }
     const Access access = classify(arg, *launch, grid, rt.size()).access;
-    if (access != Access::Aligned && access != Access::Local) return std::nullopt;
-    part.args.push_back(accessor_for(s.data(), s.layout(), arg.view, tile.lo));
-    bytes += arg.view.footprint(tile) * size_of(s.dtype());
+    if (access != Access::Aligned && access != Access::Local) return false;
   }
-  return part;
+  return true;
 }
 
-void run_batch(const std::vector<const Launch*>& launches, const std::vector<BatchLaunch>& parts, std::int64_t bytes) {
-  RuntimeState& rt = runtime();
-  launch_batch(*launches.front()->label, parts);
-  rt.stats().kernels++;
-  rt.stats().bytes_accessed += bytes;
-  for (const Launch* task : launches)
-    for (const Arg& arg : task->args)
-      if (arg.written) arg.store->mark_written();
-  if (rt.logging(LogTopic::Exec))
-    for (const Launch* task : launches)
-      rt.log(LogTopic::Exec, *task->label + " (batched): " + task->program->describe());
+// Copies a store's element to the same element of another buffer: a renamed store's old values
+// brought into its fresh buffer inside a batch, before the part that writes the buffer's view.
+const Program& copy_program(DType type) {
+  static const auto programs = [] {
+    constexpr int kTypes = static_cast<int>(DType::Float64) + 1;
+    std::vector<Program> all(kTypes);
+    for (int t = 0; t < kTypes; ++t) {
+      Program& p = all[t];
+      p.code = {Instr{OpCode::Load, static_cast<DType>(t), DType::Bool, 0, 0, 0, 0},
+                Instr{OpCode::Store, static_cast<DType>(t), DType::Bool, 0, 1, 0, 0}};
+      p.registers = 1;
+    }
+    return all;
+  }();
+  return programs[static_cast<int>(type)];
 }
+
+// A batch being built: parts in program order, each seeing the buffers the parts before it left
+// (a renamed store adopts its fresh buffer as soon as its part is built).
+class BatchBuilder {
+ public:
+  bool fits(const Launch& task) const {
+    const auto [parts, args] = batch_size_of(task);
+    return static_cast<int>(parts_.size()) + parts <= kMaxBatchParts && args_ + args <= kMaxArgs;
+  }
+
+  void add(const Launch& task) {
+    RuntimeState& rt = runtime();
+    const Tiling launch = *induced(task.domain.store->tiling(), task.domain.view);
+    const Box tile = launch.tile(rt.grid(launch.grid).coords(rt.rank()));
+    BatchLaunch part{task.program, {}, domain_over(tile, task.domain.view)};
+    std::vector<std::pair<std::size_t, Kokkos::View<char*, MemSpace>>> fresh;
+    std::vector<std::vector<Box>> frames;
+    for (std::size_t i = 0; i < task.args.size(); ++i) {
+      const Arg& arg = task.args[i];
+      Store& s = *arg.store;
+      if (s.ndim() == 0) {
+        part.args.push_back(Accessor{s.data(), 0, {0, 0, 0}});
+        continue;
+      }
+      char* base = s.data();
+      if (arg.renamed) {
+        frames.push_back(frame_of(arg, tile));
+        bool frame_current = false;
+        fresh.emplace_back(i, s.rename_buffer(frames.back(), frame_current));
+        base = fresh.back().second.data();
+        if (!frame_current) copy_tile(s, base);
+      }
+      part.args.push_back(accessor_for(base, s.layout(), arg.view, tile.lo));
+      bytes_ += arg.view.footprint(tile) * size_of(s.dtype());
+    }
+    args_ += static_cast<int>(part.args.size());
+    parts_.push_back(std::move(part));
+    launches_.push_back(&task);
+    if (!label_) label_ = task.label;  // the batch's name: its first launch's
+    // What the later parts see: the renamed stores' fresh buffers, and every write counted (a
+    // renaming after it must copy the frame again).
+    for (std::size_t k = 0; k < fresh.size(); ++k) {
+      Store& s = *task.args[fresh[k].first].store;
+      s.adopt(std::move(fresh[k].second), frames[k]);
+      rt.stats().buffer_renames++;
+    }
+    for (const Arg& arg : task.args)
+      if (arg.written && !arg.renamed) arg.store->mark_written();
+  }
+
+  void launch() {
+    if (parts_.empty()) return;
+    RuntimeState& rt = runtime();
+    launch_batch(*label_, parts_);
+    rt.stats().kernels++;
+    rt.stats().bytes_accessed += bytes_;
+    if (rt.logging(LogTopic::Exec))
+      for (const Launch* task : launches_)
+        if (task) rt.log(LogTopic::Exec, *task->label + " (batched): " + task->program->describe());
+    parts_.clear(), launches_.clear(), label_ = nullptr, args_ = 0, bytes_ = 0;
+  }
+
+ private:
+  // The whole owned tile of `s` from its current buffer into `to` (the renamed part then writes its
+  // view there): one part of two arguments where the frame's pieces would take one each.
+  void copy_tile(Store& s, char* to) {
+    const Box& owned = s.owned();
+    const View whole = View::of_box(owned);
+    const Box box = whole.whole();
+    BatchLaunch copy{&copy_program(s.dtype()), {}, domain_over(box, whole)};
+    copy.args.push_back(accessor_for(s.data(), s.layout(), whole, box.lo));
+    copy.args.push_back(accessor_for(to, s.layout(), whole, box.lo));
+    parts_.push_back(std::move(copy));
+    launches_.push_back(nullptr);
+    args_ += 2;
+    bytes_ += 2 * owned.volume() * size_of(s.dtype());
+    runtime().stats().frame_copies++;
+  }
+
+  std::vector<BatchLaunch> parts_;
+  std::vector<const Launch*> launches_;  // per part (nullptr: a copy)
+  const std::string* label_ = nullptr;
+  int args_ = 0;
+  std::int64_t bytes_ = 0;
+};
 
 }  // namespace
 
 std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches) {
-  // Runs of consecutive launches that can be batched go as one kernel; the others on their own.
-  // Every rank decides the same (from global metadata), so all take part in the same exchanges.
+  // Runs of consecutive launches that can be batched go as batches (as many kernels as their
+  // parameters need); a launch that cannot, or a run of one, goes on its own. Every rank decides the
+  // same (from global metadata), so all take part in the same exchanges.
   std::vector<ExecReport> reports(launches.size());
-  std::vector<const Launch*> run;
-  std::vector<BatchLaunch> parts;
-  std::int64_t bytes = 0;
-  const auto flush = [&] {
-    if (parts.size() == 1)
-      execute(*run.front());
-    else if (!parts.empty())
-      run_batch(run, parts, bytes);
-    run.clear(), parts.clear(), bytes = 0;
-  };
-  std::size_t run_args = 0;
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    std::int64_t part_bytes = 0;
-    if (std::optional<BatchLaunch> part = batch_part(launches[i], part_bytes)) {
-      // A batch's kernel parameters hold at most kMaxBatchParts parts and kMaxArgs arguments.
-      if (parts.size() == static_cast<std::size_t>(kMaxBatchParts) || run_args + part->args.size() > kMaxArgs) {
-        flush();
-        run_args = 0;
-      }
-      run_args += part->args.size();
-      run.push_back(&launches[i]);
-      parts.push_back(std::move(*part));
-      bytes += part_bytes;
-      reports[i].batched = parts.size() > 1 || i + 1 < launches.size();
+  for (std::size_t i = 0; i < launches.size();) {
+    std::size_t j = i;
+    while (j < launches.size() && batchable(launches[j])) ++j;
+    if (j - i < 2) {
+      reports[i] = execute(launches[i]);
+      ++i;
       continue;
     }
-    flush();
-    run_args = 0;
-    reports[i] = execute(launches[i]);
+    BatchBuilder batch;
+    for (; i < j; ++i) {
+      if (!batch.fits(launches[i])) batch.launch();
+      batch.add(launches[i]);
+      reports[i].batched = true;
+    }
+    batch.launch();
   }
-  flush();
   return reports;
 }
 

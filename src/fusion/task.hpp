@@ -74,8 +74,9 @@ struct ExecReport {
 };
 
 ExecReport execute(const Launch& launch);
-// Small launches (boundary strips) in order: runs of those that need no halo, redistribution,
-// renamed buffer or reduction go as one kernel each; the others on their own.
+// Small launches (boundary strips, coarse multigrid levels) in order: runs of those that need no
+// halo, redistribution or reduction go as batches (renamed buffers adopted inside); the others on
+// their own.
 std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches);
 inline ExecReport execute(const Task& task) {
   return execute(Launch{&task.program, task.args, task.args[task.key], task.reductions, &task.label, task.body.get()});

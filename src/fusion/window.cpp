@@ -160,18 +160,12 @@ void Window::find_period() {
 
 namespace {
 
-// Boundary strips run together (execute_batch): consecutive small groups over different launch
-// domains (rows, columns, corners of a grid), each of at most Config::batch_elements elements, for
-// which a launch costs more than their work. Groups over one domain were cut by a rule and stay
-// apart.
+// Small groups run together (execute_batch): consecutive groups of at most
+// Config::batch_elements elements each (boundary strips, corners, the coarse levels of a
+// multigrid cycle, also over one domain and renaming a buffer), for which a launch costs more than
+// their work; the batch runs them in program order.
 bool batchable(const PlannedGroup& g, std::int64_t batch_elements) {
   return g.task_op < 0 && g.reductions.empty() && g.domain.view.volume() <= batch_elements;
-}
-
-bool same_domain(const PlannedGroup& a, const PlannedGroup& b, const CanonicalWindow& w) {
-  const std::optional<Tiling> ta = induced(w.stores[a.domain.store]->tiling(), a.domain.view);
-  const std::optional<Tiling> tb = induced(w.stores[b.domain.store]->tiling(), b.domain.view);
-  return ta && tb && ta->aligned(*tb);
 }
 
 }  // namespace
@@ -215,9 +209,7 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const
     if (last_group[s] >= 0 && window.stores[s].use_count() == references[s]) dead_after[last_group[s]].push_back(s);
   for (std::size_t i = 0; i < plan.groups.size();) {
     std::size_t j = i;
-    while (j < plan.groups.size() && batchable(plan.groups[j], rt.config().batch_elements) &&
-           (j == i || !same_domain(plan.groups[j - 1], plan.groups[j], window)))
-      ++j;
+    while (j < plan.groups.size() && batchable(plan.groups[j], rt.config().batch_elements)) ++j;
     std::vector<ExecReport> reports;
     if (j - i >= 2) {
       std::vector<Launch> batch;

@@ -1,0 +1,131 @@
+// Small groups run as batches (Config::batch_elements): consecutive groups of at most that many
+// elements each go as one kernel that runs them in program order, also over one domain and where a
+// group writes a store into a fresh buffer (buffer renaming) that the next group reads: the sweeps
+// on the coarse levels of a multigrid cycle, the boundary conditions after them. Each program is
+// checked against a serial host reference at every rank count; kernels are counted at one rank,
+// where no group needs a halo (a group that does runs on its own).
+
+#include <cstdint>
+#include <vector>
+
+#include "support.hpp"
+
+namespace {
+
+using std::int64_t;
+using ts::end;
+using ts::slice;
+
+const auto in = slice(1, -1), lo = slice(0, -2), hi = slice(2, end);
+
+// `sweeps` in-place updates of u's interior from its four neighbours (each one renames u's buffer:
+// it reads the cells it writes through shifted views), with a boundary row written after the
+// first half: the next sweep's fresh buffer must then take the new row (a frame copy).
+template <class T>
+void sweeps(ts::Array<T>& u, const ts::Array<T>& f, int count) {
+  for (int s = 0; s < count; ++s) {
+    u(in, in).assign(u(lo, in) + u(hi, in) - u(in, lo) + f(in, in) - u(in, hi) * T(2));
+    if (s == count / 2 - 1) u(0, ts::all).assign(u(1, ts::all) + T(1));
+  }
+}
+
+template <class T>
+std::vector<T> host_sweeps(std::vector<T> u, const std::vector<T>& f, int64_t ny, int64_t nx, int count) {
+  for (int s = 0; s < count; ++s) {
+    const std::vector<T> old = u;
+    for (int64_t i = 1; i < ny - 1; ++i)
+      for (int64_t j = 1; j < nx - 1; ++j)
+        u[i * nx + j] = old[(i - 1) * nx + j] + old[(i + 1) * nx + j] - old[i * nx + j - 1] + f[i * nx + j] -
+                        old[i * nx + j + 1] * T(2);
+    if (s == count / 2 - 1)
+      for (int64_t j = 0; j < nx; ++j) u[j] = u[nx + j] + T(1);
+  }
+  return u;
+}
+
+template <class T>
+void check_sweeps(ts::Runtime& runtime) {
+  const int64_t ny = 9, nx = 10;
+  const int count = 6;
+  const auto hu = test_values<T>(ny * nx, 1), hf = test_values<T>(ny * nx, 2);
+  auto u = ts::from_host<T>({ny, nx}, hu);
+  const auto f = ts::from_host<T>({ny, nx}, hf);
+  runtime.flush();
+  reset_stats_now(runtime);
+  sweeps(u, f, count);
+  const ts::Stats st = stats_now(runtime);
+  EXPECT_TRUE(close(u.to_host(), host_sweeps(hu, hf, ny, nx, count), 1e-12));
+  if (runtime.size() == 1) {
+    // Seven groups; the first sweep and the one after the row copy u's tile into their fresh buffer
+    // first, the others find its frame current: nine parts, two batches of at most eight.
+    EXPECT_EQ(st.kernels, 2);
+    EXPECT_EQ(st.frame_copies, 2);
+    EXPECT_EQ(st.buffer_renames, count);
+  }
+}
+
+}  // namespace
+
+TEST_F(TesseraTest, SweepsOverASmallGridRunAsBatches) {
+  check_sweeps<double>(rt());
+  check_sweeps<int64_t>(rt());
+}
+
+// Batching off: each sweep and the row are kernels of their own, with the same results.
+class UnbatchedTest : public TesseraTest {
+  ts::Config config() const override {
+    ts::Config c;
+    c.batch_elements = 0;
+    return c;
+  }
+};
+
+TEST_F(UnbatchedTest, SweepsOverASmallGridLaunchApart) {
+  const int64_t ny = 9, nx = 10;
+  const int count = 6;
+  const auto hu = test_values<double>(ny * nx, 3), hf = test_values<double>(ny * nx, 4);
+  auto u = ts::from_host<double>({ny, nx}, hu);
+  const auto f = ts::from_host<double>({ny, nx}, hf);
+  rt().flush();
+  reset_stats_now(rt());
+  sweeps(u, f, count);
+  const ts::Stats st = stats_now(rt());
+  EXPECT_TRUE(close(u.to_host(), host_sweeps(hu, hf, ny, nx, count), 1e-12));
+  EXPECT_EQ(st.kernels, count + 1);
+}
+
+// A 2-level cycle in miniature: a sweep on the fine grid, a restriction by a step-2 view into a
+// coarse grid that is zeroed and swept (renamed) and prolonged back, all of at most a few hundred
+// elements: at one rank the coarse work is batched with its neighbours, and the frame of the
+// coarse grid (written whole by the zeroing) is copied inside the batch.
+TEST_F(TesseraTest, RestrictSweepProlongOverSmallGrids) {
+  const int64_t n = 17, m = 9;
+  const auto hu = test_values<double>(n * n, 5), hf = test_values<double>(n * n, 6);
+  auto u = ts::from_host<double>({n, n}, hu);
+  const auto f = ts::from_host<double>({n, n}, hf);
+  auto c = ts::zeros<double>({m, m});
+  std::vector<double> ref = hu, hc(m * m, 0.0);
+  const auto even = slice(0, end, 2);
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    sweeps(u, f, 2);
+    ref = host_sweeps(ref, hf, n, n, 2);
+    c.assign(0.0);
+    c(in, in).assign(u(slice(2, -2, 2), slice(2, -2, 2)));
+    for (int s = 0; s < 2; ++s) c(in, in).assign(0.25 * (c(lo, in) + c(hi, in) + c(in, lo) + c(in, hi)) + 1.0);
+    u(even, even) += c;
+    std::fill(hc.begin(), hc.end(), 0.0);
+    for (int64_t i = 1; i < m - 1; ++i)
+      for (int64_t j = 1; j < m - 1; ++j) hc[i * m + j] = ref[(2 * i) * n + 2 * j];
+    for (int s = 0; s < 2; ++s) {
+      const std::vector<double> old = hc;
+      for (int64_t i = 1; i < m - 1; ++i)
+        for (int64_t j = 1; j < m - 1; ++j)
+          hc[i * m + j] =
+              0.25 * (old[(i - 1) * m + j] + old[(i + 1) * m + j] + old[i * m + j - 1] + old[i * m + j + 1]) + 1.0;
+    }
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < m; ++j) ref[(2 * i) * n + 2 * j] += hc[i * m + j];
+  }
+  EXPECT_TRUE(close(c.to_host(), hc, 1e-12));
+  EXPECT_TRUE(close(u.to_host(), ref, 1e-12));
+}
