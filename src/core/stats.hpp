@@ -10,7 +10,8 @@ struct Stats {
   std::int64_t ops = 0;                   // array operations recorded
   std::int64_t kernels = 0;               // kernels launched (fused groups, or one per op unfused)
   std::int64_t buffer_renames = 0;        // in-place writes into a fresh buffer (docs/FUSION.md)
-  std::int64_t frame_copies = 0;          // of those, kernels that copied the unwritten frame over
+  std::int64_t frame_copies = 0;          // kernels of their own that copied a renamed store's unwritten
+                                          // frame over (a copy inside a batch of small kernels is not one)
   std::int64_t halo_exchanges = 0;        // grouped halo exchanges performed
   std::int64_t halo_bytes = 0;            // bytes received into ghost cells
   std::int64_t halo_overlaps = 0;         // of those exchanges, ones that ran behind interior work

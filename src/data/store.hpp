@@ -93,6 +93,18 @@ class Store {
   // frame is the same and nothing else wrote the store in between, and the copy is skipped.
   Kokkos::View<char*, MemSpace> rename_buffer(const std::vector<Box>& frame, bool& frame_current);
   void adopt(Kokkos::View<char*, MemSpace>&& written, const std::vector<Box>& frame);
+  // The next renaming's buffer (null if there is none yet), and whether its `frame` is current.
+  // A caller that copies the frame into it ahead of the renaming (at the end of a batch of small
+  // kernels, fusion/executor.cpp) says so with spare_frame_copied: the renaming then copies
+  // nothing, unless the store is written before it.
+  char* spare_data() const { return spare_.data(); }
+  bool spare_frame_current(const std::vector<Box>& frame) const {
+    return spare_.data() && spare_writes_ == writes_ && spare_frame_ == frame;
+  }
+  void spare_frame_copied(const std::vector<Box>& frame) {
+    spare_frame_ = frame;
+    spare_writes_ = writes_;
+  }
 
   // Gives the buffers back to the memory pool: the executor's call for a store that nothing can
   // read any more (no Array handle, no recorded op) once the last kernel touching it is enqueued.

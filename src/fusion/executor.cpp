@@ -731,6 +731,29 @@ class BatchBuilder {
       if (arg.written && !arg.renamed) arg.store->mark_written();
   }
 
+  // The frames that `next`, the launch after the batch, renames: copied from the current buffers
+  // into the spare buffers its renamings will write, as the batch's last parts, where they fit.
+  // A loop that writes a store's boundary in small kernels (boundary conditions) and then renames
+  // it (the interior update of the next iteration) then launches no copy of its own for the
+  // frame the boundary conditions just wrote.
+  void prefetch_frames(const Launch& next) {
+    RuntimeState& rt = runtime();
+    const std::optional<Tiling> launch = induced(next.domain.store->tiling(), next.domain.view);
+    if (!launch) return;
+    const Box tile = launch->tile(rt.grid(launch->grid).coords(rt.rank()));
+    for (const Arg& arg : next.args) {
+      if (!arg.renamed || arg.store->ndim() == 0) continue;
+      Store& s = *arg.store;
+      const std::vector<Box> frame = frame_of(arg, tile);
+      const int pieces = static_cast<int>(frame.size());
+      if (!pieces || !s.spare_data() || s.spare_frame_current(frame) ||
+          static_cast<int>(parts_.size()) + pieces > kMaxBatchParts || args_ + 2 * pieces > kMaxArgs)
+        continue;
+      for (const Box& piece : frame) copy_box(s, s.spare_data(), piece);
+      s.spare_frame_copied(frame);
+    }
+  }
+
   void launch() {
     if (parts_.empty()) return;
     RuntimeState& rt = runtime();
@@ -746,18 +769,18 @@ class BatchBuilder {
  private:
   // The whole owned tile of `s` from its current buffer into `to` (the renamed part then writes its
   // view there): one part of two arguments where the frame's pieces would take one each.
-  void copy_tile(Store& s, char* to) {
-    const Box& owned = s.owned();
-    const View whole = View::of_box(owned);
-    const Box box = whole.whole();
-    BatchLaunch copy{&copy_program(s.dtype()), {}, domain_over(box, whole)};
-    copy.args.push_back(accessor_for(s.data(), s.layout(), whole, box.lo));
-    copy.args.push_back(accessor_for(to, s.layout(), whole, box.lo));
+  void copy_tile(Store& s, char* to) { copy_box(s, to, s.owned()); }
+  // A part that copies `box` (store coordinates) of `s` from its current buffer into `to`.
+  void copy_box(Store& s, char* to, const Box& box) {
+    const View view = View::of_box(box);
+    const Box whole = view.whole();
+    BatchLaunch copy{&copy_program(s.dtype()), {}, domain_over(whole, view)};
+    copy.args.push_back(accessor_for(s.data(), s.layout(), view, whole.lo));
+    copy.args.push_back(accessor_for(to, s.layout(), view, whole.lo));
     parts_.push_back(std::move(copy));
     launches_.push_back(nullptr);
     args_ += 2;
-    bytes_ += 2 * owned.volume() * size_of(s.dtype());
-    runtime().stats().frame_copies++;
+    bytes_ += 2 * box.volume() * size_of(s.dtype());
   }
 
   std::vector<BatchLaunch> parts_;
@@ -769,7 +792,7 @@ class BatchBuilder {
 
 }  // namespace
 
-std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches) {
+std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches, const Launch* next) {
   // Runs of consecutive launches that can be batched go as batches (as many kernels as their
   // parameters need); a launch that cannot, or a run of one, goes on its own. Every rank decides the
   // same (from global metadata), so all take part in the same exchanges.
@@ -788,6 +811,7 @@ std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches) {
       batch.add(launches[i]);
       reports[i].batched = true;
     }
+    if (const Launch* after = j < launches.size() ? &launches[j] : next) batch.prefetch_frames(*after);
     batch.launch();
   }
   return reports;

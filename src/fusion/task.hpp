@@ -77,7 +77,9 @@ ExecReport execute(const Launch& launch);
 // Small launches (boundary strips, coarse multigrid levels) in order: runs of those that need no
 // halo, redistribution or reduction go as batches (renamed buffers adopted inside); the others on
 // their own.
-std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches);
+// `next`, the launch that follows them (if known): the frames it renames are copied at the end of
+// the last batch where that saves a copy launch.
+std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches, const Launch* next = nullptr);
 inline ExecReport execute(const Task& task) {
   return execute(Launch{&task.program, task.args, task.args[task.key], task.reductions, &task.label, task.body.get()});
 }

@@ -214,7 +214,15 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const
     if (j - i >= 2) {
       std::vector<Launch> batch;
       for (std::size_t k = i; k < j; ++k) batch.push_back(launch_of(plan.groups[k]));
-      reports = execute_batch(batch);
+      // The group after the batch, where it renames a buffer: the batch copies its frame.
+      const bool renames = j < plan.groups.size() && std::any_of(plan.groups[j].args.begin(), plan.groups[j].args.end(),
+                                                                 [](const PlannedArg& a) { return a.renamed; });
+      if (renames) {
+        const Launch next = launch_of(plan.groups[j]);
+        reports = execute_batch(batch, &next);
+      } else {
+        reports = execute_batch(batch);
+      }
     } else {
       reports.push_back(execute(launch_of(plan.groups[i])));
       j = i + 1;
