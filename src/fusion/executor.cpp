@@ -645,7 +645,7 @@ std::pair<int, int> batch_size_of(const Launch& task) {
 // changes): it is elementwise (no reduction, epilogue or task body) and reads every store on its
 // own rank (Aligned, Local), so it needs no exchange, which would have to wait for the parts before
 // it (their writes invalidate the halos it reads). A renamed store is written into its fresh buffer
-// inside the batch (batch_part).
+// inside the batch (BatchBuilder::add).
 bool batchable(const Launch& task) {
   RuntimeState& rt = runtime();
   if (!task.reductions.empty() || task.body || task.program->epilogue >= 0) return false;
