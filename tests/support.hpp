@@ -34,6 +34,17 @@ class TesseraTest : public ::testing::Test {
   std::unique_ptr<ts::Runtime> rt_;
 };
 
+// Small groups launched apart (Config::batch_elements 0), for counts that batching would merge
+// (boundary strips, and the iterations of a loop over a small grid; tests/test_batching.cpp).
+class UnbatchedTest : public TesseraTest {
+ protected:
+  ts::Config config() const override {
+    ts::Config c;
+    c.batch_elements = 0;
+    return c;
+  }
+};
+
 // Runs f (or f(runtime)) under a Runtime with fusion on, then under one with fusion off (every op
 // its own kernel): both must match the test's host reference. For tests not based on TesseraTest.
 template <class F>

@@ -73,14 +73,6 @@ TEST_F(TesseraTest, SweepsOverASmallGridRunAsBatches) {
 }
 
 // Batching off: each sweep and the row are kernels of their own, with the same results.
-class UnbatchedTest : public TesseraTest {
-  ts::Config config() const override {
-    ts::Config c;
-    c.batch_elements = 0;
-    return c;
-  }
-};
-
 TEST_F(UnbatchedTest, SweepsOverASmallGridLaunchApart) {
   const int64_t ny = 9, nx = 10;
   const int count = 6;

@@ -49,16 +49,6 @@ std::vector<double> host_stencil27(std::vector<double> g, int64_t n0, int64_t n1
   return g;
 }
 
-// Small groups launched apart (Config::batch_elements 0), for counts that batching would merge
-// (boundary strips, and the iterations of a loop over a small grid).
-class UnbatchedTest : public TesseraTest {
-  ts::Config config() const override {
-    ts::Config c;
-    c.batch_elements = 0;
-    return c;
-  }
-};
-
 }  // namespace
 
 TEST_F(UnbatchedTest, Stencil27IsOneKernelPerIteration) {

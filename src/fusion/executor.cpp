@@ -665,6 +665,13 @@ bool batchable(const Launch& task) {
   return true;
 }
 
+// This rank's tile of `task`'s launch domain (a batchable launch's domain has a tiling).
+Box rank_tile(const Launch& task) {
+  RuntimeState& rt = runtime();
+  const Tiling launch = *induced(task.domain.store->tiling(), task.domain.view);
+  return launch.tile(rt.grid(launch.grid).coords(rt.rank()));
+}
+
 // Copies a store's element to the same element of another buffer: a renamed store's old values
 // brought into its fresh buffer inside a batch, before the part that writes the buffer's view.
 const Program& copy_program(DType type) {
@@ -692,14 +699,15 @@ class BatchBuilder {
   }
 
   void add(const Launch& task) {
-    RuntimeState& rt = runtime();
-    const Tiling launch = *induced(task.domain.store->tiling(), task.domain.view);
-    const Box tile = launch.tile(rt.grid(launch.grid).coords(rt.rank()));
+    const Box tile = rank_tile(task);
     BatchLaunch part{task.program, {}, domain_over(tile, task.domain.view)};
-    std::vector<std::pair<std::size_t, Kokkos::View<char*, MemSpace>>> fresh;
-    std::vector<std::vector<Box>> frames;
-    for (std::size_t i = 0; i < task.args.size(); ++i) {
-      const Arg& arg = task.args[i];
+    struct Renamed {
+      Store* store;
+      Kokkos::View<char*, MemSpace> fresh;
+      std::vector<Box> frame;
+    };
+    std::vector<Renamed> renamed;
+    for (const Arg& arg : task.args) {
       Store& s = *arg.store;
       if (s.ndim() == 0) {
         part.args.push_back(Accessor{s.data(), 0, {0, 0, 0}});
@@ -707,11 +715,12 @@ class BatchBuilder {
       }
       char* base = s.data();
       if (arg.renamed) {
-        frames.push_back(frame_of(arg, tile));
+        std::vector<Box> frame = frame_of(arg, tile);
         bool frame_current = false;
-        fresh.emplace_back(i, s.rename_buffer(frames.back(), frame_current));
-        base = fresh.back().second.data();
+        Kokkos::View<char*, MemSpace> fresh = s.rename_buffer(frame, frame_current);
+        base = fresh.data();
         if (!frame_current) copy_tile(s, base);
+        renamed.push_back({&s, std::move(fresh), std::move(frame)});
       }
       part.args.push_back(accessor_for(base, s.layout(), arg.view, tile.lo));
       bytes_ += arg.view.footprint(tile) * size_of(s.dtype());
@@ -722,10 +731,9 @@ class BatchBuilder {
     if (!label_) label_ = task.label;  // the batch's name: its first launch's
     // What the later parts see: the renamed stores' fresh buffers, and every write counted (a
     // renaming after it must copy the frame again).
-    for (std::size_t k = 0; k < fresh.size(); ++k) {
-      Store& s = *task.args[fresh[k].first].store;
-      s.adopt(std::move(fresh[k].second), frames[k]);
-      rt.stats().buffer_renames++;
+    for (Renamed& r : renamed) {
+      r.store->adopt(std::move(r.fresh), r.frame);
+      runtime().stats().buffer_renames++;
     }
     for (const Arg& arg : task.args)
       if (arg.written && !arg.renamed) arg.store->mark_written();
@@ -737,10 +745,8 @@ class BatchBuilder {
   // it (the interior update of the next iteration) then launches no copy of its own for the
   // frame the boundary conditions just wrote.
   void prefetch_frames(const Launch& next) {
-    RuntimeState& rt = runtime();
-    const std::optional<Tiling> launch = induced(next.domain.store->tiling(), next.domain.view);
-    if (!launch) return;
-    const Box tile = launch->tile(rt.grid(launch->grid).coords(rt.rank()));
+    if (!induced(next.domain.store->tiling(), next.domain.view)) return;
+    const Box tile = rank_tile(next);
     for (const Arg& arg : next.args) {
       if (!arg.renamed || arg.store->ndim() == 0) continue;
       Store& s = *arg.store;
@@ -797,22 +803,23 @@ std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches, const
   // parameters need); a launch that cannot, or a run of one, goes on its own. Every rank decides the
   // same (from global metadata), so all take part in the same exchanges.
   std::vector<ExecReport> reports(launches.size());
-  for (std::size_t i = 0; i < launches.size();) {
+  const std::size_t n = launches.size();
+  for (std::size_t i = 0; i < n;) {
     std::size_t j = i;
-    while (j < launches.size() && batchable(launches[j])) ++j;
-    if (j - i < 2) {
-      reports[i] = execute(launches[i]);
-      ++i;
-      continue;
+    while (j < n && batchable(launches[j])) ++j;
+    if (j - i >= 2) {
+      BatchBuilder batch;
+      for (; i < j; ++i) {
+        if (!batch.fits(launches[i])) batch.launch();
+        batch.add(launches[i]);
+        reports[i].batched = true;
+      }
+      if (const Launch* after = j < n ? &launches[j] : next) batch.prefetch_frames(*after);
+      batch.launch();
     }
-    BatchBuilder batch;
-    for (; i < j; ++i) {
-      if (!batch.fits(launches[i])) batch.launch();
-      batch.add(launches[i]);
-      reports[i].batched = true;
-    }
-    if (const Launch* after = j < launches.size() ? &launches[j] : next) batch.prefetch_frames(*after);
-    batch.launch();
+    for (; i < j; ++i) reports[i] = execute(launches[i]);  // a run of one
+    if (j < n) reports[j] = execute(launches[j]);          // known not to batch: not asked again
+    i = j + 1;
   }
   return reports;
 }
