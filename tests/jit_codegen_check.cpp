@@ -668,6 +668,38 @@ TEST_F(TesseraTest, EpiloguesCompile) {
   EXPECT_EQ(epilogues, columns_cut ? 0u : 6u);
 }
 
+// A row reduction that reads a vector in every row (a matvec, A @ x as sum(A * x, 1) with its
+// epilogue) folds kRowGroup rows per segment, x addressed without a row part, so its loads serve
+// every row of the group; a row reduction of the matrix alone folds one row at a time. Both
+// compile, also where a rank's rows are not a multiple of the group (the kernel's last rows).
+TEST_F(TesseraTest, RowsThatReadOneVectorFoldInGroups) {
+  auto A = ts::random<double>({37, 41}, 1), x = ts::random<double>({41}, 2), b = ts::random<double>({37}, 3);
+  rt().flush();
+  std::vector<ts::Array<double>> results;
+  const auto& launches = launches_of(rt(), [&] {
+    results.push_back((b - ts::sum(A * x(ts::newaxis, ts::all), 1)) / b);
+    results.push_back(ts::sum(A, 1));
+  });
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  std::vector<int> groups;
+  for (const Launched& l : launches) {
+    if (l.program.reduce_dim != 2 || l.shape.flat) continue;
+    const td::GeneratedKernel g = td::generate_cuda(l.program, l.nargs, l.shape, 4);
+    groups.push_back(g.row_group);
+    if (g.row_group > 1) {
+      EXPECT_LE(g.elements, 2) << "a group of rows holds its rows' elements in registers together";
+      ASSERT_NE(l.shape.row_invariant, 0u);
+      int a = 0;
+      while (!(l.shape.row_invariant >> a & 1)) ++a;  // x: no row part in its address
+      EXPECT_NE(g.source.find("(p.args[" + std::to_string(a) + "].origin + j_0)"), std::string::npos) << g.source;
+    }
+    EXPECT_FALSE(cache.cubin(g, stats).empty()) << g.source;
+  }
+  const bool columns_cut = td::runtime().grid(2).dim(1) > 1;  // then the products fold in other kernels
+  if (!columns_cut) EXPECT_EQ(groups, (std::vector<int>{4, 1}));
+}
+
 // A batch of boundary strips (fusion/executor.cpp, execute_batch) is one kernel: each part's
 // program over its own domain, a barrier between parts, the parts' arguments and constants one
 // after the other in the parameter block; it compiles with NVRTC.

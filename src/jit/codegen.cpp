@@ -174,10 +174,28 @@ std::string pair_alignment(const Program& program, const KernelShape& shape, std
   return s.str();
 }
 
+// Rows that a segment of a row reduction folds together (generate_along, GeneratedKernel::row_group):
+// kRowGroup where the row's code loads an operand that is the same in every row (a matvec's x,
+// KernelShape::row_invariant), 1 otherwise. One row at a time, a matvec reads x once per row of A,
+// as many bytes from L2 as A's from DRAM. Measured on an H100 (tessera-bench jacobi with the
+// matvec generated, ms/iter; docs/BENCHMARKS.md, 2026-12-06 seventh session): N = 32768 3.83 one
+// row at a time, 3.10 with 2 rows of 2 pairs, 2.97 with 4 rows of 2 pairs (cuBLAS's GEMV and the
+// epilogue's kernel 2.78); N = 16384 0.99, 0.79, 0.79 (cuBLAS 0.71). Registers bound E: 4 rows of 4
+// pairs would hold 32 of A's values per thread.
+constexpr int kRowGroup = 4;
+constexpr int kRowGroupElements = 2;  // per thread and row of a group: E pairs of each row in flight
+int row_group(const Program& program, const KernelShape& shape, int end) {
+  if (shape.flat) return 1;
+  for (int pc = 0; pc < end; ++pc)
+    if (program.code[pc].op == OpCode::Load && (shape.row_invariant >> program.code[pc].a & 1)) return kRowGroup;
+  return 1;
+}
+
 // Reductions along padded dimension R (Program::reduce_dim): output e (row-major over the other
 // two dimensions) of slot k goes to partials[2 k count + e] and its index to [(2 k + 1) count +
-// e]. Along the last dimension (a row's sum) a warp takes a row: its lanes stride along it (E
-// elements per lane in flight), then fold by shuffles. Along an outer dimension (a column's sum)
+// e]. Along the last dimension (a row's sum) a warp takes a row (or a group of rows that read one
+// vector: row_group): its lanes stride along it (E elements per lane in flight), then fold by
+// shuffles. Along an outer dimension (a column's sum)
 // a thread takes E columns (j + e * kJitBlockX, coalesced) and loops over the reduced dimension;
 // when there are too few outputs to fill the GPU the reduced dimension is cut into p.chunks
 // ranges (blockIdx.y), each writing to block_partials[chunk], and tessera_finish folds the chunks.
@@ -185,6 +203,9 @@ std::string pair_alignment(const Program& program, const KernelShape& shape, std
 GeneratedKernel generate_along(const Program& program, int nargs, const KernelShape& shape, int elements) {
   const int R = program.reduce_dim;
   const int nreduce = static_cast<int>(program.reduce_kinds.size());
+  const int body_end = program.epilogue >= 0 ? program.epilogue : static_cast<int>(program.code.size());
+  const int G = R == 2 ? row_group(program, shape, body_end) : 1;
+  if (G > 1) elements = std::min(elements, kRowGroupElements);
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// " << elements << " element(s) per thread\n";
   s << kernel_prelude(nargs);
@@ -201,25 +222,55 @@ GeneratedKernel generate_along(const Program& program, int nargs, const KernelSh
   if (R == 2) {
     // p.row_threads (T) threads share a row (jit.cpp, row_threads): a power of two up to 32, whose
     // shuffles stay inside their segment of the warp. The loop over rows is uniform per block
-    // (every lane reaches every shuffle); lanes past the last row fold nothing.
+    // (every lane reaches every shuffle); lanes past the last row fold nothing. A segment folds
+    // G = row_group rows at once (GeneratedKernel::row_group): row m of the segment has its own
+    // row<m>, i0_<m>, i1_<m> and accumulators acc<k>_<m>, and its code runs in a scope that names
+    // them i0, i1 and acc<k>, so an operand that is the same in every row (a matvec's x) is loaded
+    // once for the G rows (the compiler merges the loads of one address: nothing is stored between
+    // them).
     Emitter emitter(program, shape);
-    const int n = static_cast<int>(program.code.size()), body_end = program.epilogue >= 0 ? program.epilogue : n;
+    const int n = static_cast<int>(program.code.size());
     s << "  const long rows = p.domain.n[0] * n1;\n  const int T = static_cast<int>(p.row_threads);\n"
-      << "  const int sub = threadIdx.x % T;\n  const long per_block = " << kJitBlockX << " / T;\n";
+      << "  const int sub = threadIdx.x % T;\n  const long per_block = " << kJitBlockX << " / T * " << G << ";\n";
     s << "  for (long base = static_cast<long>(blockIdx.x) * per_block; base < rows; base += "
          "static_cast<long>(gridDim.x)"
       << " * per_block) {\n"
-      << "    const long row = base + threadIdx.x / T;\n    const bool live = row < rows;\n"
-      << "    const long i0 = p.domain.n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n    " << accumulators(program, "")
-      << "\n    long j = live ? sub : n2;\n";
+      << "    const long row_first = base + threadIdx.x / T * " << G << ";\n";
+    for (int m = 0; m < G; ++m) {
+      const std::string r = std::to_string(m);
+      s << "    const long row" << r << " = row_first + " << r << ";\n    const long i0_" << r
+        << " = p.domain.n[0] == 1 ? 0 : row" << r << " / n1, i1_" << r << " = row" << r << " - i0_" << r
+        << " * n1;\n    " << accumulators(program, "_" + r) << "\n";
+    }
+    // Row m's code: `emit` inside a scope that names its indices and accumulators.
+    const auto in_row = [&](int m, const std::string& indent, const auto& emit) {
+      const std::string r = std::to_string(m);
+      s << indent << "{\n" << indent << "  const long i0 = i0_" << r << ", i1 = i1_" << r << ";";
+      for (int k = 0; k < nreduce; ++k)
+        s << " " << (program.reduce_float[k] ? "double" : "long") << "& acc" << k << " = acc" << k << "_" << r
+          << "; long& idx" << k << " = idx" << k << "_" << r << ";";
+      s << "\n";
+      emit(indent + "  ");
+      s << indent << "}\n";
+    };
+    const auto every_row = [&](const std::vector<Lane>& lanes, const std::string& indent) {
+      for (int m = 0; m < G; ++m)
+        in_row(m, indent, [&](const std::string& in) { emitter.body(s, lanes, in, 0, body_end); });
+    };
+    s << "    if (row_first + " << G << " <= rows) {\n      long j = sub;\n";
     if (const std::uint64_t pairs = pairable_loads(program, shape, body_end)) {
       // Rows whose every paired argument starts 16-byte aligned (8 for 4-byte types) take their
       // columns two at a time: thread sub loads columns 2 sub, 2 sub + 1 of each chunk of 2 T E
-      // as one vector, E such pairs in flight; the rest of the row (and any row not aligned)
+      // as one vector, E such pairs in flight; the rest of the row (and any rows not aligned)
       // goes on below, column by column.
+      s << "      bool paired = true;\n";
+      for (int m = 0; m < G; ++m)
+        in_row(m, "      ", [&](const std::string& in) {
+          s << in << "paired = paired" << pair_alignment(program, shape, pairs) << ";\n";
+        });
       const std::string chunk = "2L * T * " + std::to_string(elements);
-      s << "    if (live" << pair_alignment(program, shape, pairs) << ") {\n      long jb = 0;\n"
-        << "      for (; jb + " << chunk << " <= n2; jb += " << chunk << ") {\n        const long ";
+      s << "      if (paired) {\n        long jb = 0;\n"
+        << "        for (; jb + " << chunk << " <= n2; jb += " << chunk << ") {\n          const long ";
       std::vector<Lane> pair_lanes;
       for (int e = 0; e < elements; ++e) {
         const std::string first = "j_" + std::to_string(2 * e), second = "j_" + std::to_string(2 * e + 1);
@@ -230,34 +281,53 @@ GeneratedKernel generate_along(const Program& program, int nargs, const KernelSh
       }
       s << ";\n";
       emitter.pair_loads(pairs);
-      emitter.body(s, pair_lanes, "        ", 0, body_end);
+      every_row(pair_lanes, "          ");
       emitter.pair_loads(0);
-      s << "      }\n      j = jb + sub;\n    }\n";
+      s << "        }\n        j = jb + sub;\n      }\n";
     }
     if (elements > 1) {
-      s << "    for (; j + static_cast<long>(T) * " << elements - 1 << " < n2; j += static_cast<long>(T) * " << elements
-        << ") {\n      const long ";
+      s << "      for (; j + static_cast<long>(T) * " << elements - 1 << " < n2; j += static_cast<long>(T) * "
+        << elements << ") {\n        const long ";
       for (int e = 0; e < elements; ++e)
         s << (e ? ", " : "") << lanes[e].column << " = j + static_cast<long>(T) * " << e;
       s << ";\n";
-      emitter.body(s, lanes, "      ", 0, body_end);
+      every_row(lanes, "        ");
+      s << "      }\n";
+    }
+    s << "#pragma unroll 1\n      for (; j < n2; j += T) {\n";
+    every_row({{"j", ""}}, "        ");
+    s << "      }\n    }\n";
+    if (G > 1) {
+      // The last rows, fewer than a group: one at a time, column by column (not unrolled: with the
+      // loops unrolled the matvec's kernel took 128 registers instead of 74).
+      s << "    else {\n";
+      for (int m = 0; m < G; ++m)
+        in_row(m, "      ", [&](const std::string& in) {
+          s << in << "if (row" << m << " < rows)\n#pragma unroll 1\n"
+            << in << "  for (long j = sub; j < n2; j += T) {\n";
+          emitter.body(s, {{"j", ""}}, in + "    ", 0, body_end);
+          s << in << "  }\n";
+        });
       s << "    }\n";
     }
-    s << "#pragma unroll 1\n    for (; j < n2; j += T) {\n";
-    emitter.body(s, {{"j", ""}}, "      ", 0, body_end);
-    s << "    }\n";
-    s << warp_fold(program, "", "T");
-    if (program.epilogue >= 0) {
-      // The row's first thread holds its results: it runs the epilogue (Program::epilogue), whose
-      // views are stretched along the reduced dimension (any column reads the row's elements).
-      s << "    if (live && sub == 0) {\n      const long j = 0;\n";
-      emitter.body(s, {{"j", ""}}, "      ", body_end, n);
-      s << "    }\n  }\n}\n";
-    } else {
-      s << "    if (live && sub == 0) {\n      Value* out = static_cast<Value*>(p.partials);\n";
-      store("out", "row", "");
-      s << "    }\n  }\n}\n";
+    for (int m = 0; m < G; ++m) s << warp_fold(program, "_" + std::to_string(m), "T");
+    for (int m = 0; m < G; ++m) {
+      const std::string r = std::to_string(m);
+      s << "    if (row" << r << " < rows && sub == 0) {\n";
+      if (program.epilogue >= 0) {
+        // The row's first thread holds its results: it runs the epilogue (Program::epilogue), whose
+        // views are stretched along the reduced dimension (any column reads the row's elements).
+        in_row(m, "      ", [&](const std::string& in) {
+          s << in << "const long j = 0;\n";
+          emitter.body(s, {{"j", ""}}, in, body_end, n);
+        });
+      } else {
+        s << "      Value* out = static_cast<Value*>(p.partials);\n";
+        store("out", "row" + r, "_" + r);
+      }
+      s << "    }\n";
     }
+    s << "  }\n}\n";
   } else {
     Emitter emitter(program, shape, true);
     const char* kept = R == 0 ? "p.domain.n[1]" : "p.domain.n[0]";
@@ -296,6 +366,7 @@ GeneratedKernel generate_along(const Program& program, int nargs, const KernelSh
   }
   GeneratedKernel g;
   g.elements = elements;
+  g.row_group = G;
   g.source = s.str();
   g.hash = fnv1a(g.source);
   if (R == 2) g.finish_name.clear();

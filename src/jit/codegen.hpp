@@ -65,6 +65,9 @@ struct KernelParams {
 struct GeneratedKernel {
   std::string source;
   int elements = 1;  // per thread and row: the launch's blocks along a row cover kJitBlockX * elements
+  // A reduction along rows: the rows each segment of KernelParams::row_threads threads folds together
+  // (generate_along), so a block covers kJitBlockX / row_threads * row_group rows.
+  int row_group = 1;
   std::string main_name = "tessera_fused";
   std::string finish_name = "tessera_finish";  // only when the program reduces
   std::uint64_t hash = 0;                      // of the source

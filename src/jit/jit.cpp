@@ -38,6 +38,7 @@ struct JitKernel {
   CUfunction main = nullptr;
   CUfunction finish = nullptr;  // reductions only
   int elements = 1;             // per thread and row (GeneratedKernel::elements)
+  int row_group = 1;            // GeneratedKernel::row_group
   std::uint64_t staged = 0;     // nested reductions: arguments staged in shared memory
   bool carries = false;         // GeneratedKernel::carries
   bool marches = false;         // GeneratedKernel::marches
@@ -142,6 +143,7 @@ class Jit {
     }
     const GeneratedKernel& g = k.generated;
     k.elements = g.elements;
+    k.row_group = g.row_group;
     k.staged = g.staged;
     k.carries = g.carries;
     k.marches = g.marches;
@@ -257,7 +259,7 @@ class Jit {
     Kokkos::View<char*, MemSpace> chunk_partials;
     if (R == 2) {
       p.row_threads = threads_per_row(n[2], k.elements);
-      const std::int64_t rows_per_block = kJitBlockX / p.row_threads;
+      const std::int64_t rows_per_block = kJitBlockX / p.row_threads * k.row_group;
       gx = static_cast<unsigned>(
           std::clamp<std::int64_t>((n[0] * n[1] + rows_per_block - 1) / rows_per_block, 1, std::int64_t(1) << 20));
     } else {

@@ -542,13 +542,14 @@ KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& ar
         break;
       }
   }
-  if (program.sweep >= 0 || (!program.reduce_kinds.empty() && program.reduce_dim == 1 && program.nested.dim < 0 &&
-                             domain.n[0] == 1 && domain.n[2] >= 1 && domain.n[2] <= kMaxSweepColumns)) {
-    shape.sweep_columns = domain.n[2];
+  const bool sweep =
+      program.sweep >= 0 || (!program.reduce_kinds.empty() && program.reduce_dim == 1 && program.nested.dim < 0 &&
+                             domain.n[0] == 1 && domain.n[2] >= 1 && domain.n[2] <= kMaxSweepColumns);
+  if (sweep) shape.sweep_columns = domain.n[2];
+  if (sweep || (!program.reduce_kinds.empty() && program.reduce_dim == 2 && program.nested.dim < 0))
     for (std::size_t a = 0; a < args.size(); ++a)
       if (!(shape.scalar >> a & 1) && args[a].stride[0] == 0 && args[a].stride[1] == 0)
         shape.row_invariant |= std::uint64_t(1) << a;
-  }
   if (program.nested.dim >= 0) {
     const std::int64_t extent = domain.n[program.nested.dim];
     if (extent >= 1 && extent <= kMaxFixedNestedExtent) shape.nested_extent = extent;

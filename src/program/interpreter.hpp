@@ -97,8 +97,9 @@ struct KernelShape {
   // (jit/codegen.cpp, generate_sweep; without row slots, its threads share rows rather than take
   // a column each, which would leave most of a block idle); 0: not such a program.
   std::int64_t sweep_columns = 0;
-  // Sweeps: bit a: argument a is the same in every row (stride 0 along dimensions 0 and 1, not
-  // replicated: logistic regression's w), so its address has no row part.
+  // Sweeps and reductions along rows: bit a: argument a is the same in every row (stride 0 along
+  // dimensions 0 and 1, not replicated: logistic regression's w, a matvec's x), so its address has
+  // no row part (and a row reduction folds several rows per load of it: jit/codegen.cpp, row_group).
   std::uint64_t row_invariant = 0;
   friend bool operator==(const KernelShape& a, const KernelShape& b) {
     return a.flat == b.flat && a.march_planes == b.march_planes && a.sweep_columns == b.sweep_columns &&
