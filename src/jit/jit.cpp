@@ -236,8 +236,9 @@ class Jit {
     check(cuLaunchKernel(k.finish, blocks, 1, 1, kJitBlockX, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
   }
 
-  // Reductions along a dimension (jit/codegen.cpp, generate_along). Along the last one: a warp per
-  // output row, kRowWarps rows per block. Along an outer one: a thread per E outputs, and the
+  // Reductions along a dimension (jit/codegen.cpp, generate_along). Along the last one: row_threads
+  // threads per output row (a segment), each segment folding row_group rows (GeneratedKernel), so a
+  // block covers kJitBlockX / row_threads * row_group rows. Along an outer one: a thread per E outputs, and the
   // reduced dimension cut into chunks until about kAlongThreads threads run (an H200 holds
   // 132 x 2048), each chunk at least kMinChunk long; the finish kernel folds the chunks.
   static constexpr std::int64_t kAlongThreads = std::int64_t(1) << 18;
