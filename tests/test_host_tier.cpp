@@ -127,6 +127,53 @@ TEST(HostTier, ReductionsOfEveryKindMatchTheInterpreter) {
   for (std::size_t k = 0; k < interp.size(); ++k) EXPECT_TRUE(same_bits(interp[k], host[k])) << "result " << k;
 }
 
+// Sums along rows fold column j into lane j % kRowLanes, the columns after the last full group
+// into lane 0, and join the lanes in order (row_lanes, program/interpreter.hpp), on both tiers:
+// rows whose in-order sum loses what the lanes keep ((1e16 + 1) + 1 rounds to 1e16), of every
+// length up to 2 kRowLanes + 3, against that fold on the host (where the process grid does not
+// cut rows; the tiers agree bit for bit at every rank count).
+TEST(HostTier, RowSumsFoldInLanesOnBothTiers) {
+  EnvGuard backend_as_configured("TESSERA_BACKEND", std::nullopt);  // each runtime's backend is the test's
+  constexpr int64_t rows = 3;
+  const auto element = [](int64_t r, int64_t j) { return j % 5 == 0 ? (j % 2 ? -1e16 : 1e16) : 1.0 + r; };
+  std::vector<std::vector<double>> want;
+  for (int64_t n = 1; n <= 2 * ts::detail::kRowLanes + 3; ++n) {
+    std::vector<double> sums;
+    const int64_t tail = n - n % ts::detail::kRowLanes;
+    for (int64_t r = 0; r < rows; ++r) {
+      double lane[ts::detail::kRowLanes] = {};
+      for (int64_t j = 0; j < n; ++j) lane[j < tail ? j % ts::detail::kRowLanes : 0] += element(r, j) * 2.0;
+      double sum = 0.0;
+      for (double l : lane) sum += l;
+      sums.push_back(sum);
+    }
+    want.push_back(sums);
+  }
+  int64_t kernels = 0;
+  bool columns_cut = false;  // rows cut across ranks fold their parts apart, then across the ranks
+  auto [interp, host] = both(
+      [&] {
+        columns_cut = ts::detail::runtime().grid(2).dim(1) > 1;
+        std::vector<std::vector<double>> out;
+        for (int64_t n = 1; n <= 2 * ts::detail::kRowLanes + 3; ++n) {
+          std::vector<double> h;
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < n; ++j) h.push_back(element(r, j));
+          auto a = ts::from_host<double>({rows, n}, h);
+          out.push_back(ts::sum(a * ts::full<double>({n}, 2.0)(ts::newaxis, ts::all), 1).to_host());
+        }
+        return out;
+      },
+      &kernels);
+  EXPECT_GT(kernels, 0) << "the host tier compiled nothing";
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    EXPECT_TRUE(same_bits(interp[k], host[k])) << "rows of " << k + 1;
+    if (columns_cut) continue;
+    EXPECT_TRUE(same_bits(interp[k], want[k])) << "rows of " << k + 1 << ", interpreter";
+    EXPECT_TRUE(same_bits(host[k], want[k])) << "rows of " << k + 1 << ", host tier";
+  }
+}
+
 // Sweeps (docs/FUSION.md, "Sweeps"): logistic regression's gradient and the rows of each column's
 // largest centred element, each one kernel over the matrix.
 TEST(HostTier, SweepsMatchTheInterpreter) {

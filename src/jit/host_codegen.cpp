@@ -116,9 +116,37 @@ void emit_along(std::ostream& s, const Program& program, const std::vector<int>&
     row_pointers(s, types, shape, "    ");
     const int n = static_cast<int>(program.code.size()), body_end = program.epilogue >= 0 ? program.epilogue : n;
     Emitter emitter(program, shape, false, Placement{0, 0, "p.domain", true});
-    s << "    for (long j = 0; j < n2; ++j) {\n";
-    emitter.body(s, {{"j", ""}}, "      ", 0, body_end);
-    s << "    }\n";
+    if (row_lanes(program) > 1) {
+      // The interpreter's order (row_lanes, program/interpreter.hpp): L columns at a time, each
+      // into its lane's accumulators, the columns after the last full group into lane 0, then
+      // the lanes joined in order.
+      const int L = row_lanes(program);
+      std::vector<Lane> lanes;
+      for (int l = 0; l < L; ++l) {
+        lanes.push_back({"j_" + std::to_string(l), "_" + std::to_string(l)});
+        s << "    " << accumulators_of(program, 0, nreduce, "_" + std::to_string(l)) << "\n";
+      }
+      s << "    long j = 0;\n    for (; j + " << L << " <= n2; j += " << L << ") {\n      const long ";
+      for (int l = 0; l < L; ++l) s << (l ? ", " : "") << "j_" << l << " = j + " << l;
+      s << ";\n";
+      emitter.set_per_lane(true);
+      emitter.body(s, lanes, "      ", 0, body_end);
+      s << "    }\n    for (; j < n2; ++j) {\n";
+      emitter.body(s, {{"j", "_r", "_0"}}, "      ", 0, body_end);
+      s << "    }\n";
+      emitter.set_per_lane(false);
+      for (int k = 0; k < nreduce; ++k)
+        for (int l = 0; l < L; ++l) {
+          const std::string lane = std::to_string(k) + "_" + std::to_string(l);
+          s << "    "
+            << fold(program, k, "acc" + std::to_string(k), "idx" + std::to_string(k), "acc" + lane, "idx" + lane)
+            << "\n";
+        }
+    } else {
+      s << "    for (long j = 0; j < n2; ++j) {\n";
+      emitter.body(s, {{"j", ""}}, "      ", 0, body_end);
+      s << "    }\n";
+    }
     if (program.epilogue >= 0) {  // once per row, on the finalized results (Program::epilogue)
       s << "    {\n      const long j = 0;\n      (void)j;\n";
       emitter.body(s, {{"j", ""}}, "      ", body_end, n);

@@ -51,6 +51,18 @@ struct OneAccumulator {
   KOKKOS_INLINE_FUNCTION Value& value(int k, int) const { return acc.slot[k].v; }
   KOKKOS_INLINE_FUNCTION Value& index(int k, int) const { return acc.slot[k].index; }
 };
+// A row's sums in kRowLanes lanes (row_lanes): column j0 + l folds into lane (j0 + l) %
+// kRowLanes, or lane 0 from `tail` (the first column after the last full group) on.
+struct RowLanes {
+  Accumulators lane[kRowLanes];
+  std::int64_t j0 = 0, tail = 0;
+  KOKKOS_INLINE_FUNCTION int lane_of(int l) const {
+    const std::int64_t j = j0 + l;
+    return j >= tail ? 0 : static_cast<int>(j % kRowLanes);
+  }
+  KOKKOS_INLINE_FUNCTION Value& value(int k, int l) { return lane[lane_of(l)].slot[k].v; }
+  KOKKOS_INLINE_FUNCTION Value& index(int k, int l) { return lane[lane_of(l)].slot[k].index; }
+};
 template <int Lanes>
 struct LaneAccumulators {
   Value v[kMaxReductions][Lanes];
@@ -78,6 +90,7 @@ struct Interpreter {
   std::int64_t count = 0;
   NestedReduction nested;  // Program::nested
   int epilogue = -1;       // Program::epilogue: code[epilogue, ninstr) runs once per row (reduce_dim 2)
+  bool row_lanes = false;  // reduce_dim 2 with row_lanes(program) lanes (RowLanes)
   int sweep = -1;          // Program::sweep: code[sweep, ninstr) runs at every element after the epilogue
   int row_slots = 0;
 
@@ -115,9 +128,21 @@ struct Interpreter {
       init(acc);
       OneAccumulator sink{acc};
       const int body_end = epilogue >= 0 ? epilogue : ninstr;
-      for (std::int64_t j0 = 0; j0 < n2; j0 += Lanes) {
-        const int len = static_cast<int>(n2 - j0 < Lanes ? n2 - j0 : Lanes);
-        code_range(item / n1, item % n1, j0, len, sink, 0, body_end, nullptr);
+      if (row_lanes) {
+        RowLanes lanes;
+        for (int l = 0; l < kRowLanes; ++l) init(lanes.lane[l]);
+        lanes.tail = n2 - n2 % kRowLanes;
+        for (std::int64_t j0 = 0; j0 < n2; j0 += Lanes) {
+          lanes.j0 = j0;
+          code_range(item / n1, item % n1, j0, static_cast<int>(n2 - j0 < Lanes ? n2 - j0 : Lanes), lanes, 0, body_end,
+                     nullptr);
+        }
+        for (int l = 0; l < kRowLanes; ++l) join(acc, lanes.lane[l]);
+      } else {
+        for (std::int64_t j0 = 0; j0 < n2; j0 += Lanes) {
+          const int len = static_cast<int>(n2 - j0 < Lanes ? n2 - j0 : Lanes);
+          code_range(item / n1, item % n1, j0, len, sink, 0, body_end, nullptr);
+        }
       }
       if (epilogue >= 0) {  // the reductions' results are the epilogue's, not outputs
         code_range(item / n1, item % n1, 0, 1, sink, epilogue, ninstr, nullptr);
@@ -458,6 +483,7 @@ void interpret(const std::string& label, const Program& program, const ProgramIm
   f.ninstr = static_cast<int>(program.code.size());
   f.nreduce = reduce_slots(program, f.slots);
   f.reduce_dim = f.nreduce > 0 ? program.reduce_dim : -1;
+  f.row_lanes = f.reduce_dim == 2 && row_lanes(program) > 1;
   // Light weight: the functor (arguments included, < 4 KiB) goes in the kernel parameters. Heavier
   // launches use constant memory, for which Kokkos makes the host wait for the previous kernel.
   f.nested = program.nested;
@@ -508,6 +534,13 @@ void interpret(const std::string& label, const Program& program, const ProgramIm
 
 bool interpreter_spreads(const Program& program) {
   return program.reduce_kinds.empty() || program.reduce_dim < 0 || program.reduce_dim == 2 || program.nested.dim >= 0;
+}
+
+int row_lanes(const Program& program) {
+  if (program.reduce_kinds.empty()) return 1;
+  for (ReduceKind kind : program.reduce_kinds)
+    if (kind != ReduceKind::Sum) return 1;
+  return kRowLanes;
 }
 
 KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& args, const Domain& domain) {

@@ -115,6 +115,18 @@ static_assert(kMaxArgs <= 64, "KernelShape has one bit per argument");
 
 KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& args, const Domain& domain);
 
+// A row reduced along its last dimension by the interpreter (on every backend) and the host
+// tier, which agree bit for bit, folds column j into lane j % kRowLanes, the columns after the
+// row's last full group of kRowLanes into lane 0, and joins the lanes in order at the row's end:
+// one chain of dependent additions per row left the host tier's row sums bound by the adder's
+// latency (sum(A, 1) of 4096 x 4096 on the 2-core CPU machine: 10.0-10.8 ms before, 3.6-6.7
+// with lanes; docs/JIT.md). Only where every slot sums (a matvec, sum, mean, count_nonzero along
+// rows): that changes a float sum's order within the rounding every order has, and the arg
+// kinds' ties and min and max's NaN keep one lane. 1 for other programs. (The GPU tier's row
+// kernels fold in an order of their own: jit/codegen.cpp.)
+constexpr int kRowLanes = 4;
+int row_lanes(const Program& program);
+
 // The device copy of a program's code and constants that the interpreter reads, made once per
 // distinct program and kept by the runtime with what the JIT tiers compiled of it
 // (jit/program_images.hpp).
