@@ -116,11 +116,10 @@ void emit_along(std::ostream& s, const Program& program, const std::vector<int>&
     row_pointers(s, types, shape, "    ");
     const int n = static_cast<int>(program.code.size()), body_end = program.epilogue >= 0 ? program.epilogue : n;
     Emitter emitter(program, shape, false, Placement{0, 0, "p.domain", true});
-    if (row_lanes(program) > 1) {
+    if (const int L = row_lanes(program); L > 1) {
       // The interpreter's order (row_lanes, program/interpreter.hpp): L columns at a time, each
       // into its lane's accumulators, the columns after the last full group into lane 0, then
       // the lanes joined in order.
-      const int L = row_lanes(program);
       std::vector<Lane> lanes;
       for (int l = 0; l < L; ++l) {
         lanes.push_back({"j_" + std::to_string(l), "_" + std::to_string(l)});
