@@ -13,7 +13,7 @@ template <class Body>
 void measure(tessera::Runtime& rt, const Options& o, Result& r, Body&& body) {
   // The JIT compiles in the background while the warm-up runs the programs on the interpreter;
   // flush() waits for those compiles, so the timed loop measures the steady state, with their
-  // code (compile_s: the compilers' time, reported apart).
+  // code (compile_ms: the compilers' time, reported apart).
   auto sync = [&] { rt.flush(); };
   warm_up(o, r, body, sync);
   const tessera::Stats before = rt.stats();

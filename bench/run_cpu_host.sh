@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CPU table of docs/BENCHMARKS.md (issue 22): on a host build, each of the three workloads at
 # the issue's sizes, at 1 and 2 ranks, with tessera's host tier (a fresh kernel cache per run, so
-# compile_s is the first run's compile time), tessera's interpreter and the hand-written Kokkos
+# compile_ms is the first run's compile time), tessera's interpreter and the hand-written Kokkos
 # baseline, then the NumPy peer (one process). One JSON line per measurement in OUT/results.jsonl,
 # the load average before each in OUT/load.txt.
 #
