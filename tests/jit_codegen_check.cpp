@@ -726,6 +726,12 @@ TEST(JitCodegen, BatchesOfSmallProgramsCompile) {
   td::KernelCache cache("", 90);
   tessera::Stats stats;
   EXPECT_FALSE(cache.cubin(g, stats).empty());
+  // Independent parts (fusion/window.cpp, batch_runs): each over its own blocks, no barrier.
+  const td::GeneratedKernel spread = td::generate_batch(parts, td::BatchOrder::Independent);
+  EXPECT_EQ(spread.source.find("__syncthreads()"), std::string::npos);
+  EXPECT_NE(spread.source.find("blk < p.first_block[2]"), std::string::npos) << spread.source;
+  EXPECT_NE(spread.hash, g.hash);
+  EXPECT_FALSE(cache.cubin(spread, stats).empty()) << spread.source;
   // Reductions and too many parts do not batch.
   std::vector<td::BatchPart> many(td::kMaxBatchParts + 1, td::BatchPart{&fill, 1});
   EXPECT_FALSE(td::batch_fits(many));

@@ -1,9 +1,11 @@
 // Small groups run as batches (Config::batch_elements): consecutive groups of at most that many
 // elements each go as one kernel that runs them in program order, also over one domain and where a
 // group writes a store into a fresh buffer (buffer renaming) that the next group reads: the sweeps
-// on the coarse levels of a multigrid cycle, the boundary conditions after them. Each program is
-// checked against a serial host reference at every rank count; kernels are counted at one rank,
-// where no group needs a halo (a group that does runs on its own).
+// on the coarse levels of a multigrid cycle, the boundary conditions after them. Consecutive
+// groups of any size that touch nothing another writes go as one kernel too, in any order (a
+// prolongation's four updates). Each program is checked against a serial host reference at every
+// rank count; kernels are counted at one rank, where no group needs a halo (a group that does
+// runs on its own).
 
 #include <cstdint>
 #include <vector>
@@ -122,4 +124,83 @@ TEST_F(TesseraTest, RestrictSweepProlongOverSmallGrids) {
   }
   EXPECT_TRUE(close(c.to_host(), hc, 1e-12));
   EXPECT_TRUE(close(u.to_host(), ref, 1e-12));
+}
+
+namespace {
+
+// Bilinear prolongation of a coarse correction e ((m + 1) / 2 points a side) into u (m a side),
+// as a multigrid cycle writes it: four compound assignments into step-2 views of u (even rows and
+// columns, odd rows, odd columns, both odd) that never meet, each reading e through shifts.
+void prolong_add(const ts::Array<double>& e, ts::Array<double>& u) {
+  const auto even = slice(0, end, 2), odd = slice(1, end, 2), a = slice(0, -1), b = slice(1, end);
+  u(even, even) += e;
+  u(odd, even) += 0.5 * (e(a, ts::all) + e(b, ts::all));
+  u(even, odd) += 0.5 * (e(ts::all, a) + e(ts::all, b));
+  u(odd, odd) += 0.25 * (e(a, a) + e(a, b) + e(b, a) + e(b, b));
+}
+
+std::vector<double> host_prolong_add(const std::vector<double>& e, std::vector<double> u, int64_t m) {
+  const int64_t c = (m + 1) / 2;
+  const auto E = [&](int64_t i, int64_t j) { return e[i * c + j]; };
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < m; ++j) {
+      const int64_t I = i / 2, J = j / 2;
+      double add = 0;
+      if (i % 2 == 0 && j % 2 == 0) add = E(I, J);
+      if (i % 2 == 1 && j % 2 == 0) add = 0.5 * (E(I, J) + E(I + 1, J));
+      if (i % 2 == 0 && j % 2 == 1) add = 0.5 * (E(I, J) + E(I, J + 1));
+      if (i % 2 == 1 && j % 2 == 1) add = 0.25 * (E(I, J) + E(I, J + 1) + E(I + 1, J) + E(I + 1, J + 1));
+      u[i * m + j] += add;
+    }
+  return u;
+}
+
+// The prolongation of a grid whose step-2 views are larger than Config::batch_elements: the four
+// updates; returns the kernels they took.
+std::int64_t check_prolongation(ts::Runtime& runtime) {
+  const int64_t m = 257, c = (m + 1) / 2;
+  const auto hu = test_values<double>(m * m, 7), he = test_values<double>(c * c, 8);
+  auto u = ts::from_host<double>({m, m}, hu);
+  const auto e = ts::from_host<double>({c, c}, he);
+  runtime.flush();
+  reset_stats_now(runtime);
+  prolong_add(e, u);
+  const ts::Stats st = stats_now(runtime);
+  EXPECT_TRUE(close(u.to_host(), host_prolong_add(he, hu, m), 1e-14));
+  return st.kernels;
+}
+
+}  // namespace
+
+// Groups of any size that touch nothing another writes run as one kernel, in any order, each
+// over blocks of its own (fusion/window.cpp, batch_runs): the four updates of a prolongation
+// write u's elements of four parities. At one rank no update needs a halo of e.
+TEST_F(TesseraTest, IndependentUpdatesOfStepTwoViewsAreOneKernel) {
+  const std::int64_t kernels = check_prolongation(rt());
+  if (rt().size() == 1) EXPECT_EQ(kernels, 1);
+  EXPECT_LE(kernels, 4);
+}
+
+TEST_F(UnbatchedTest, IndependentUpdatesLaunchApart) { EXPECT_EQ(check_prolongation(rt()), 4); }
+
+// An update that reads what the one before it wrote is not independent of it: u's odd rows take
+// the even rows' new values (two kernels, in order).
+TEST_F(TesseraTest, UpdatesReadingAnEarlierWriteStayInOrder) {
+  const int64_t m = 257, c = (m + 1) / 2;
+  auto hu = test_values<double>(m * m, 9);
+  const auto he = test_values<double>(c * c, 10);
+  auto u = ts::from_host<double>({m, m}, hu);
+  const auto e = ts::from_host<double>({c, c}, he);
+  const auto even = slice(0, end, 2), odd = slice(1, end, 2);
+  rt().flush();
+  reset_stats_now(rt());
+  u(even, even) += e;
+  u(odd, even) += u(slice(0, -1, 2), even);
+  const ts::Stats st = stats_now(rt());
+  for (int64_t i = 0; i < m; i += 2)
+    for (int64_t j = 0; j < m; j += 2) hu[i * m + j] += he[(i / 2) * c + j / 2];
+  for (int64_t i = 1; i < m; i += 2)
+    for (int64_t j = 0; j < m; j += 2) hu[i * m + j] += hu[(i - 1) * m + j];
+  EXPECT_TRUE(close(u.to_host(), hu, 1e-14));
+  EXPECT_EQ(st.kernels, 2);
 }

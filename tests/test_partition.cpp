@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -604,4 +605,67 @@ TEST_F(TesseraTest, WholeStoresInduceTheirOwnTiling) {
   for (const auto& view : {x(ts::slice(1, -1)), m(ts::all, ts::slice(0, ts::end, 2)), m(ts::slice(0, 6), ts::all),
                            c(ts::all, ts::newaxis, ts::all, 0)})
     EXPECT_FALSE(td::induces_own_tiling(view.impl())) << view.impl().view;
+}
+
+namespace {
+
+// A view of a 12 x 12 store: rows origin0 + step0 * x (or the one row origin0 where step0 is 0,
+// the view then 1-D along the columns), columns likewise.
+td::View grid_view(std::int64_t origin0, std::int64_t step0, std::int64_t count0, std::int64_t origin1,
+                   std::int64_t step1, std::int64_t count1) {
+  td::View v;
+  v.store_ndim = 2;
+  v.origin = {origin0, origin1, 0};
+  int d = 0;
+  if (step0 > 0) v.map[0][d] = step0, v.extent[d++] = count0;
+  v.map[1][d] = step1, v.extent[d++] = count1;
+  v.ndim = d;
+  return v;
+}
+
+std::set<std::pair<std::int64_t, std::int64_t>> elements_of(const td::View& v) {
+  std::set<std::pair<std::int64_t, std::int64_t>> out;
+  for (std::int64_t x = 0; x < v.extent[0]; ++x)
+    for (std::int64_t y = 0; y < v.extent[1]; ++y) {
+      const td::Index3 k = v.store_index({x, y, 0});
+      out.insert({k[0], k[1]});
+    }
+  return out;
+}
+
+}  // namespace
+
+// may_meet (partition/view.hpp) never says two views are apart when they share an element, and
+// where their steps agree along each dimension it is exact (a step-2 view of the even columns
+// and one of the odd columns: apart, though their bounding boxes meet). Against the elements
+// enumerated on the host, for every pair of a few hundred views.
+TEST_F(TesseraTest, ViewsMayMeetExactlyWhereTheirStepsAllow) {
+  std::vector<td::View> views;
+  std::vector<std::array<std::int64_t, 2>> steps;
+  const std::int64_t n = 12;
+  for (std::int64_t s0 : {0, 1, 2, 3})
+    for (std::int64_t s1 : {1, 2, 3})
+      for (std::int64_t o0 = 0; o0 < 4; ++o0)
+        for (std::int64_t o1 = 0; o1 < 4; ++o1) {
+          const std::int64_t c0 = s0 == 0 ? 1 : (n - 1 - o0) / s0 + 1 - (o0 + o1) % 2;  // some short ones
+          const std::int64_t c1 = (n - 1 - o1) / s1 + 1 - o0 % 2;
+          views.push_back(grid_view(s0 == 0 ? (o0 + 3 * o1) % n : o0, s0, c0, o1, s1, c1));
+          steps.push_back({s0, s1});
+        }
+  int apart = 0, exact = 0;
+  for (std::size_t a = 0; a < views.size(); ++a)
+    for (std::size_t b = 0; b < views.size(); ++b) {
+      const auto ea = elements_of(views[a]), eb = elements_of(views[b]);
+      bool share = false;
+      for (const auto& e : ea) share = share || eb.count(e) > 0;
+      const bool meet = td::may_meet(views[a], views[b]);
+      ASSERT_TRUE(meet || !share) << views[a] << " and " << views[b] << " share an element";
+      if (steps[a] == steps[b] && steps[a][0] > 0) {
+        EXPECT_EQ(meet, share) << views[a] << " and " << views[b];
+        ++exact;
+      }
+      apart += !meet;
+    }
+  EXPECT_GT(exact, 1000);
+  EXPECT_GT(apart, 1000);
 }

@@ -44,14 +44,14 @@ struct Operands {
 
 // NumPy semantics for `target op= f(views of target)`: the right-hand side reads the values from
 // before the write. A view of the target's store other than the target's own is copied first if
-// it can meet the written elements (their bounding boxes intersect); a disjoint one (a reflective
-// boundary `h(all, 0).assign(h(all, 1))`) is read in place.
+// it can meet the written elements (may_meet: their bounding boxes intersect and no step keeps
+// them apart); a disjoint one (a reflective boundary `h(all, 0).assign(h(all, 1))`, the odd
+// columns read into the even ones) is read in place.
 std::vector<Operand> without_overlap(Operands operands, const ArrayRef& target, std::vector<UserRef>& held) {
   std::vector<Operand> out(operands.begin(), operands.end());
-  const Box written = target.view.bounds();
   for (Operand& o : out) {
     if (o.is_array && o.array.store == target.store && o.array.view != target.view &&
-        !intersect(o.array.view.bounds(), written).empty()) {
+        may_meet(o.array.view, target.view)) {
       ArrayRef copy = apply("copy", OpCode::Load, {o}, {o.array.dtype()}, o.array.dtype(), o.array.dtype());
       held.emplace_back(copy.store);
       o = Operand::of(copy);

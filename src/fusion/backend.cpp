@@ -20,7 +20,7 @@ LaunchObserver observer = nullptr;
 
 void set_launch_observer(LaunchObserver o) { observer = o; }
 
-void launch_batch(const std::string& label, const std::vector<BatchLaunch>& parts) {
+void launch_batch(const std::string& label, const std::vector<BatchLaunch>& parts, BatchOrder order) {
 #ifdef TESSERA_HAVE_JIT
   if (Jit* jit = runtime().jit()) {
     std::vector<BatchPart> programs;
@@ -39,9 +39,10 @@ void launch_batch(const std::string& label, const std::vector<BatchLaunch>& part
       args.push_back(part.args.data());
       domains.push_back(part.domain);
     }
-    if (JitKernel* kernel = jit_batch_kernel(*jit, programs, key)) {
+    key.push_back(static_cast<std::uint64_t>(order));
+    if (JitKernel* kernel = jit_batch_kernel(*jit, programs, key, order)) {
       const JitState state = jit_state(*jit, *kernel, true);  // the parts are elementwise
-      if (state == JitState::Ready) return jit_launch_batch(*jit, *kernel, programs, args, domains, label);
+      if (state == JitState::Ready) return jit_launch_batch(*jit, *kernel, programs, args, domains, label, order);
       if (state == JitState::Interpret) {
         // The interpreter runs the parts while the batch's kernel compiles: compiling each part
         // alone as well would be work for this one launch.
@@ -51,6 +52,8 @@ void launch_batch(const std::string& label, const std::vector<BatchLaunch>& part
       }
     }
   }
+#else
+  (void)order;  // one after the other satisfies either order
 #endif
   for (const BatchLaunch& part : parts) launch_kernel(label, *part.program, part.args, part.domain, {});
 }

@@ -21,9 +21,10 @@ struct BatchLaunch {
   std::vector<Accessor> args;
   Domain domain;
 };
-// Runs small programs one after the other, each seeing what the earlier ones wrote: one kernel
-// (one block, a barrier between the parts) where the JIT runs them, else one after the other.
-void launch_batch(const std::string& label, const std::vector<BatchLaunch>& parts);
+// Runs programs as one kernel where the JIT runs them, else one after the other. InOrder: small
+// programs, each seeing what the earlier ones wrote (one block, a barrier between the parts).
+// Independent: programs that touch nothing another writes (each part over blocks of its own).
+void launch_batch(const std::string& label, const std::vector<BatchLaunch>& parts, BatchOrder order);
 
 // Blocks until the compiled tiers' background compiles requested so far have finished, so that
 // the launches after it run compiled code (Runtime::flush calls it; benchmarks time after it).

@@ -693,6 +693,8 @@ const Program& copy_program(DType type) {
 // (a renamed store adopts its fresh buffer as soon as its part is built).
 class BatchBuilder {
  public:
+  explicit BatchBuilder(BatchOrder order) : order_(order) {}
+
   bool fits(const Launch& task) const {
     const auto [parts, args] = batch_size_of(task);
     return static_cast<int>(parts_.size()) + parts <= kMaxBatchParts && args_ + args <= kMaxArgs;
@@ -714,6 +716,8 @@ class BatchBuilder {
         continue;
       }
       char* base = s.data();
+      if (arg.renamed && order_ == BatchOrder::Independent)
+        raise("internal: a renaming launch in an independent batch");
       if (arg.renamed) {
         std::vector<Box> frame = frame_of(arg, tile);
         bool frame_current = false;
@@ -763,7 +767,7 @@ class BatchBuilder {
   void launch() {
     if (parts_.empty()) return;
     RuntimeState& rt = runtime();
-    launch_batch(*label_, parts_);
+    launch_batch(*label_, parts_, order_);
     rt.stats().kernels++;
     rt.stats().bytes_accessed += bytes_;
     if (rt.logging(LogTopic::Exec))
@@ -789,6 +793,7 @@ class BatchBuilder {
     bytes_ += 2 * box.volume() * size_of(s.dtype());
   }
 
+  BatchOrder order_;
   std::vector<BatchLaunch> parts_;
   std::vector<const Launch*> launches_;  // per part (nullptr: a copy)
   const std::string* label_ = nullptr;
@@ -798,7 +803,7 @@ class BatchBuilder {
 
 }  // namespace
 
-std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches, const Launch* next) {
+std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches, const Launch* next, BatchOrder order) {
   // Runs of consecutive launches that can be batched go as batches (as many kernels as their
   // parameters need); a launch that cannot, or a run of one, goes on its own. Every rank decides the
   // same (from global metadata), so all take part in the same exchanges.
@@ -808,13 +813,15 @@ std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches, const
     std::size_t j = i;
     while (j < n && batchable(launches[j])) ++j;
     if (j - i >= 2) {
-      BatchBuilder batch;
+      BatchBuilder batch(order);
       for (; i < j; ++i) {
         if (!batch.fits(launches[i])) batch.launch();
         batch.add(launches[i]);
         reports[i].batched = true;
       }
-      if (const Launch* after = j < n ? &launches[j] : next) batch.prefetch_frames(*after);
+      // Independent parts run in no order: a copy into a frame that a part reads could race it.
+      if (const Launch* after = j < n ? &launches[j] : next; after && order == BatchOrder::InOrder)
+        batch.prefetch_frames(*after);
       batch.launch();
     }
     for (; i < j; ++i) reports[i] = execute(launches[i]);  // a run of one

@@ -37,9 +37,20 @@ struct PlannedGroup {
   int task_op = -1;
 };
 
+// Groups launched together (fusion/window.cpp, batch_runs): [first, end) as one batch, in
+// program order (small groups) or in any order (independent groups), or one group on its own.
+struct BatchRun {
+  int first = 0;
+  int end = 0;
+  bool independent = false;
+};
+
 struct Plan {
   std::vector<PlannedGroup> groups;
   std::vector<int> kept;  // ops that stay in the window, in order (the rest are executed)
+  // How the groups launch: computed at the plan's first execution and replayed with it (the
+  // independence test compares every pair of a run's arguments: not a per-window cost).
+  std::vector<BatchRun> runs;
 };
 
 // The canonical description of a window: equal signatures get equal plans.

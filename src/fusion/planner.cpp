@@ -231,9 +231,10 @@ class Planner {
   }
 
   // Rules 2 and 3 compare the views a group reads and writes a store through: two different
-  // views conflict only where their elements can meet (their bounding boxes intersect), so a
-  // reflective boundary `h(all, 0).assign(h(all, 1))` joins the group that read h(all, 1).
-  static bool overlap(const View& a, const View& b) { return !intersect(a.bounds(), b.bounds()).empty(); }
+  // views conflict only where their elements can meet (may_meet: their bounding boxes intersect
+  // and no step keeps them apart), so a reflective boundary `h(all, 0).assign(h(all, 1))` joins
+  // the group that read h(all, 1).
+  static bool overlap(const View& a, const View& b) { return may_meet(a, b); }
   // A view written in the group that a read or write through `view` conflicts with, or nullptr.
   static const View* conflicting(const std::map<int, std::vector<View>>& written, int store, const View& view) {
     auto it = written.find(store);

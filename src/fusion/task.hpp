@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tessera/data/store.hpp"
+#include "tessera/program/interpreter.hpp"
 #include "tessera/program/program.hpp"
 #include "tessera/tasks/task_body.hpp"
 
@@ -74,12 +75,16 @@ struct ExecReport {
 };
 
 ExecReport execute(const Launch& launch);
-// Small launches (boundary strips, coarse multigrid levels) in order: runs of those that need no
-// halo, redistribution or reduction go as batches (renamed buffers adopted inside); the others on
-// their own.
-// `next`, the launch that follows them (if known): the frames it renames are copied at the end of
-// the last batch where that saves a copy launch.
-std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches, const Launch* next = nullptr);
+// Launches as batches: runs of those that need no halo, redistribution or reduction go as one
+// kernel each (as many as their parameters need); the others on their own.
+// InOrder: small launches (boundary strips, coarse multigrid levels), each seeing what the ones
+// before it wrote (renamed buffers adopted inside). `next`, the launch that follows them (if
+// known): the frames it renames are copied at the end of the last batch where that saves a copy
+// launch.
+// Independent: launches of any size that touch nothing another writes and rename no buffer
+// (fusion/window.cpp, batch_runs), run in any order, each over blocks of its own.
+std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches, const Launch* next = nullptr,
+                                      BatchOrder order = BatchOrder::InOrder);
 inline ExecReport execute(const Task& task) {
   return execute(Launch{&task.program, task.args, task.args[task.key], task.reductions, &task.label, task.body.get()});
 }

@@ -86,7 +86,7 @@ void Window::run(bool everything, FlushKind kind) {
   } else {
     rt.stats().plan_cache_hits++;
   }
-  const Plan& plan = it->second;
+  Plan& plan = it->second;
   if (plan.kept.empty() && plan.groups.size() == 1 && !everything && capacity_ < kMaxCapacity) {
     // Everything so far fuses into one kernel and no loop period was seen: grow the window
     // rather than cut the group (as Diffuse does).
@@ -168,9 +168,52 @@ bool batchable(const PlannedGroup& g, std::int64_t batch_elements) {
   return g.task_op < 0 && g.reductions.empty() && g.domain.view.volume() <= batch_elements;
 }
 
+// Groups of any size that touch nothing another writes also run together (execute_batch's
+// independent batches: the parts spread over the blocks of one launch, in no order): the four
+// updates of a multigrid prolongation (u's even and odd rows and columns: step-2 views that never
+// meet), a restriction beside the zeroing of the coarse correction. A group that renames a buffer
+// stays out (the parts after it would read the fresh buffer: an order).
+bool spreadable(const PlannedGroup& g) {
+  if (g.task_op >= 0 || !g.reductions.empty()) return false;
+  return std::none_of(g.args.begin(), g.args.end(), [](const PlannedArg& a) { return a.renamed; });
+}
+// Whether neither group writes an element that the other reads or writes (may_meet: false alarms
+// keep groups apart, never the reverse).
+bool independent(const PlannedGroup& a, const PlannedGroup& b) {
+  for (const PlannedArg& x : a.args)
+    for (const PlannedArg& y : b.args)
+      if (x.store == y.store && (x.written || y.written) && may_meet(x.view, y.view)) return false;
+  return true;
+}
+
+// The plan's groups as runs: consecutive small groups (at least two) in order; else consecutive
+// groups independent of each other (at least two) in any order; else one group. Batching off
+// (batch_elements 0): every group on its own.
+std::vector<BatchRun> batch_runs(const Plan& plan, std::int64_t batch_elements) {
+  const int n = static_cast<int>(plan.groups.size());
+  std::vector<BatchRun> runs;
+  for (int i = 0; i < n;) {
+    int small = i, spread = i;
+    while (small < n && batchable(plan.groups[small], batch_elements)) ++small;
+    if (small - i < 2 && batch_elements > 0)
+      while (spread < n && spreadable(plan.groups[spread]) &&
+             std::all_of(plan.groups.begin() + i, plan.groups.begin() + spread,
+                         [&](const PlannedGroup& g) { return independent(g, plan.groups[spread]); }))
+        ++spread;
+    if (small - i >= 2)
+      runs.push_back({i, small, false});
+    else if (spread - i >= 2)
+      runs.push_back({i, spread, true});
+    else
+      runs.push_back({i, i + 1, false});
+    i = runs.back().end;
+  }
+  return runs;
+}
+
 }  // namespace
 
-void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const std::vector<Task>& ops) {
+void Window::execute_plan(Plan& plan, const CanonicalWindow& window, const std::vector<Task>& ops) {
   RuntimeState& rt = runtime();
   const auto launch_of = [&](const PlannedGroup& g) {
     Launch launch;
@@ -207,11 +250,15 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const
   std::vector<std::vector<int>> dead_after(plan.groups.size());
   for (std::size_t s = 0; s < nstores; ++s)
     if (last_group[s] >= 0 && window.stores[s].use_count() == references[s]) dead_after[last_group[s]].push_back(s);
-  for (std::size_t i = 0; i < plan.groups.size();) {
-    std::size_t j = i;
-    while (j < plan.groups.size() && batchable(plan.groups[j], rt.config().batch_elements)) ++j;
+  if (plan.runs.empty() && !plan.groups.empty()) plan.runs = batch_runs(plan, rt.config().batch_elements);
+  for (const BatchRun& run : plan.runs) {
+    const std::size_t i = run.first, j = run.end;
     std::vector<ExecReport> reports;
-    if (j - i >= 2) {
+    if (run.independent) {
+      std::vector<Launch> batch;
+      for (std::size_t k = i; k < j; ++k) batch.push_back(launch_of(plan.groups[k]));
+      reports = execute_batch(batch, nullptr, BatchOrder::Independent);
+    } else if (j - i >= 2) {
       std::vector<Launch> batch;
       for (std::size_t k = i; k < j; ++k) batch.push_back(launch_of(plan.groups[k]));
       // The group after the batch, where it renames a buffer: the batch copies its frame.
@@ -225,7 +272,6 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const
       }
     } else {
       reports.push_back(execute(launch_of(plan.groups[i])));
-      j = i + 1;
     }
     // The launches' copies of the store pointers are gone: a count above `references` now means
     // that something took the store during execution, which then stays.
@@ -241,9 +287,10 @@ void Window::execute_plan(const Plan& plan, const CanonicalWindow& window, const
                  " bytes received | redistributed: " + std::to_string(report.redistributions) +
                  (report.image_bytes ? " | image: " + std::to_string(report.image_bytes) + " bytes received"
                                      : std::string()) +
-                 (report.batched ? " | batched: one kernel with the small groups beside it" : ""));
+                 (report.batched ? std::string(" | batched: one kernel with the ") +
+                                       (run.independent ? "independent" : "small") + " groups beside it"
+                                 : std::string()));
     }
-    i = j;
   }
 }
 

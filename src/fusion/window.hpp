@@ -36,7 +36,7 @@ class Window {
   // where iterations start in the window, if the loop is longer than half of it.
   std::vector<int> loop_heads(const CanonicalWindow& window, bool everything);
   void find_period();
-  void execute_plan(const Plan& plan, const CanonicalWindow& window, const std::vector<Task>& ops);
+  void execute_plan(Plan& plan, const CanonicalWindow& window, const std::vector<Task>& ops);
 
   static constexpr int kMaxCapacity = 4096;
   // How long a rank leaving by an exception waits for the others to do the same (they throw at

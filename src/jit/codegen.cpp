@@ -638,28 +638,40 @@ bool batch_fits(const std::vector<BatchPart>& parts) {
   return !parts.empty() && parts.size() <= static_cast<std::size_t>(kMaxBatchParts) && nargs <= kMaxArgs;
 }
 
-GeneratedKernel generate_batch(const std::vector<BatchPart>& parts) {
+GeneratedKernel generate_batch(const std::vector<BatchPart>& parts, BatchOrder order) {
   if (!batch_fits(parts)) raise("internal: a batch of ", parts.size(), " parts does not fit one kernel");
+  const bool in_order = order == BatchOrder::InOrder;
   std::ostringstream s;
-  s << "// tessera batch of " << parts.size() << " kernels\n#define KMAX_CONSTANTS " << kMaxJitConstants
-    << "\n#define KMAX_ARGS " << kMaxArgs << "\n"
+  s << "// tessera batch of " << parts.size() << (in_order ? " kernels in order" : " independent kernels")
+    << "\n#define KMAX_CONSTANTS " << kMaxJitConstants << "\n#define KMAX_ARGS " << kMaxArgs << "\n"
     << kStdPrelude << kCudaPrelude << element_ops_body() << kParams << "struct BatchParams { Domain domain["
-    << kMaxBatchParts << "]; long volume[" << kMaxBatchParts
+    << kMaxBatchParts << "]; long volume[" << kMaxBatchParts << "]; long first_block[" << kMaxBatchParts + 1
     << "]; Value constants[KMAX_CONSTANTS]; Accessor args[KMAX_ARGS]; };\n"
-    << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBatchThreads
+    << "\nextern \"C\" __global__ void __launch_bounds__(" << (in_order ? kJitBatchThreads : kJitBlockX)
     << ") tessera_batch(const BatchParams p) {\n";
-  const KernelShape any;  // no assumptions: strips are short, their address arithmetic costs little
+  if (!in_order) s << "  const long blk = blockIdx.x;\n";
+  // No assumptions: one source serves every layout of the parts (strips are short, and an
+  // independent part's strided views gain little from them).
+  const KernelShape any;
   int arg_base = 0, const_base = 0;
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const Program& program = *parts[k].program;
-    const std::string domain = "p.domain[" + std::to_string(k) + "]";
+    const std::string domain = "p.domain[" + std::to_string(k) + "]", K = std::to_string(k),
+                      next = std::to_string(k + 1);
     Emitter emitter(program, any, false, Placement{arg_base, const_base, domain});
-    s << "  {  // " << program.describe() << "\n    const long n1 = " << domain << ".n[1], n2 = " << domain
-      << ".n[2];\n    for (long e = threadIdx.x; e < p.volume[" << k << "]; e += " << kJitBatchThreads << ") {\n"
-      << "      const long row = e / n2, j = e - row * n2;\n"
+    if (in_order)
+      s << "  {  // " << program.describe() << "\n    const long n1 = " << domain << ".n[1], n2 = " << domain
+        << ".n[2];\n    for (long e = threadIdx.x; e < p.volume[" << K << "]; e += " << kJitBatchThreads << ") {\n";
+    else
+      s << "  if (blk >= p.first_block[" << K << "] && blk < p.first_block[" << next << "]) {  // "
+        << program.describe() << "\n    const long n1 = " << domain << ".n[1], n2 = " << domain
+        << ".n[2];\n    const long step = (p.first_block[" << next << "] - p.first_block[" << K << "]) * " << kJitBlockX
+        << ";\n    for (long e = (blk - p.first_block[" << K << "]) * " << kJitBlockX << " + threadIdx.x; e < p.volume["
+        << K << "]; e += step) {\n";
+    s << "      const long row = e / n2, j = e - row * n2;\n"
       << "      const long i0 = " << domain << ".n[0] == 1 ? 0 : row / n1, i1 = row - i0 * n1;\n";
     emitter.body(s, {{"j", ""}}, "      ");
-    s << "    }\n  }\n  __syncthreads();\n";
+    s << "    }\n  }\n" << (in_order ? "  __syncthreads();\n" : "");
     arg_base += parts[k].nargs;
     const_base += static_cast<int>(program.constants.size());
   }

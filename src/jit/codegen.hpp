@@ -15,6 +15,7 @@
 // its partial results, and a second kernel of the same module combines the blocks in a fixed
 // order.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -100,12 +101,19 @@ int elements_per_thread(const Program& program, const KernelShape& shape = {});
 // with 2, 0.80-0.85 with 1 and 0.85-0.87 with 4 (docs/JIT.md, "Planes marched").
 constexpr int kMarchElements = 2;
 
-// A batch: several small programs (boundary strips) run one after the other by one block of
-// kJitBatchThreads, a barrier between them, so a part reads what the parts before it wrote.
+// A batch: several programs as one kernel. InOrder: small programs (boundary strips) run one after
+// the other by one block of kJitBatchThreads, a barrier between them, so a part reads what the
+// parts before it wrote. Independent: part k takes blocks [first_block[k], first_block[k + 1]) of
+// kJitBlockX threads, batch_part_blocks of them (a larger part strides through its elements).
 constexpr int kJitBatchThreads = 1024;
+constexpr std::int64_t kMaxBatchPartBlocks = 16384;
+inline std::int64_t batch_part_blocks(std::int64_t volume) {
+  return std::min<std::int64_t>((volume + kJitBlockX - 1) / kJitBlockX, kMaxBatchPartBlocks);
+}
 struct BatchParams {
   Domain domain[kMaxBatchParts];
   std::int64_t volume[kMaxBatchParts] = {};
+  std::int64_t first_block[kMaxBatchParts + 1] = {};  // Independent batches' blocks per part
   Value constants[kMaxJitConstants];  // the parts' constants one after the other; later ones are literals
   Accessor args[kMaxArgs];            // the parts' arguments one after the other
 };
@@ -114,7 +122,7 @@ struct BatchPart {
   int nargs = 0;
 };
 bool batch_fits(const std::vector<BatchPart>& parts);
-GeneratedKernel generate_batch(const std::vector<BatchPart>& parts);
+GeneratedKernel generate_batch(const std::vector<BatchPart>& parts, BatchOrder order = BatchOrder::InOrder);
 
 // `shape` (interpreter.hpp) specializes the address arithmetic (KernelShape{} assumes nothing);
 // `elements` (1, 2 or 4) is the number of elements each thread computes per row.

@@ -350,13 +350,14 @@ class Jit {
   // generated once per distinct list of parts: generating its source (every part's program
   // emitted, the prelude prepended) and hashing it at each launch cost the host more than the
   // launches the batch saves.
-  JitKernel* batch_kernel(const std::vector<BatchPart>& parts, const std::vector<std::uint64_t>& key) {
+  JitKernel* batch_kernel(const std::vector<BatchPart>& parts, const std::vector<std::uint64_t>& key,
+                          BatchOrder order) {
     auto known = batches_.find(key);
     if (known != batches_.end()) return known->second;
     JitKernel* k = nullptr;
     if (batch_fits(parts)) {
       try {
-        k = load(generate_batch(parts));
+        k = load(generate_batch(parts, order));
       } catch (const Error& e) {
         fall_back(e.what());
       }
@@ -366,12 +367,13 @@ class Jit {
   }
 
   void launch_batch(const JitKernel& k, const std::vector<BatchPart>& parts, const std::vector<const Accessor*>& args,
-                    const std::vector<Domain>& domains, const std::string& label) {
+                    const std::vector<Domain>& domains, const std::string& label, BatchOrder order) {
     BatchParams p;
     int arg_base = 0, const_base = 0;
     for (std::size_t i = 0; i < parts.size(); ++i) {
       p.domain[i] = domains[i];
       p.volume[i] = domains[i].volume();
+      p.first_block[i + 1] = p.first_block[i] + batch_part_blocks(p.volume[i]);
       const Program& program = *parts[i].program;
       for (std::size_t c = 0; c < program.constants.size() && const_base + static_cast<int>(c) < kMaxJitConstants; ++c)
         p.constants[const_base + c] = program.constants[c];
@@ -379,11 +381,17 @@ class Jit {
       arg_base += parts[i].nargs;
       const_base += static_cast<int>(program.constants.size());
     }
+    // InOrder: one block; Independent: each part's blocks (p.first_block), none for an empty one.
+    const bool in_order = order == BatchOrder::InOrder;
+    const unsigned blocks = in_order ? 1u : static_cast<unsigned>(p.first_block[parts.size()]);
+    if (blocks == 0) return;
     const CUstream stream = reinterpret_cast<CUstream>(ExecSpace().cuda_stream());
     void* params[] = {&p};
     std::uint64_t id = 0;
     Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(ExecSpace()), &id);
-    check(cuLaunchKernel(k.main, 1, 1, 1, kJitBatchThreads, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
+    check(cuLaunchKernel(k.main, blocks, 1, 1, in_order ? kJitBatchThreads : kJitBlockX, 1, 1, 0, stream, params,
+                         nullptr),
+          "cuLaunchKernel");
     Kokkos::Tools::endParallelFor(id);
   }
 
@@ -468,14 +476,15 @@ void jit_launch(Jit& jit, const JitKernel& kernel, const Program& program, const
 
 double jit_compile_seconds(const Jit& jit) { return jit.compile_seconds(); }
 
-JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts, const std::vector<std::uint64_t>& key) {
-  return jit.batch_kernel(parts, key);
+JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts, const std::vector<std::uint64_t>& key,
+                            BatchOrder order) {
+  return jit.batch_kernel(parts, key, order);
 }
 
 void jit_launch_batch(Jit& jit, const JitKernel& kernel, const std::vector<BatchPart>& parts,
                       const std::vector<const Accessor*>& args, const std::vector<Domain>& domains,
-                      const std::string& label) {
-  jit.launch_batch(kernel, parts, args, domains, label);
+                      const std::string& label, BatchOrder order) {
+  jit.launch_batch(kernel, parts, args, domains, label, order);
 }
 
 }  // namespace tessera::detail

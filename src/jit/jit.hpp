@@ -44,13 +44,15 @@ double jit_compile_seconds(const Jit& jit);
 // Blocks until every background compile requested so far has finished.
 void jit_wait_idle(Jit& jit);
 
-// A batch of small programs as one kernel (jit/codegen.hpp), or nullptr where it does not fit.
+// A batch of programs as one kernel (jit/codegen.hpp), or nullptr where it does not fit.
 struct BatchPart;
-// `key`: each part's program image serial and argument count, in order (the batch's identity).
-JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts, const std::vector<std::uint64_t>& key);
+// `key`: each part's program image serial and argument count, in order, then the order (the
+// batch's identity).
+JitKernel* jit_batch_kernel(Jit& jit, const std::vector<BatchPart>& parts, const std::vector<std::uint64_t>& key,
+                            BatchOrder order);
 // args[i]: the accessors of part i (parts[i].nargs of them).
 void jit_launch_batch(Jit& jit, const JitKernel& kernel, const std::vector<BatchPart>& parts,
                       const std::vector<const Accessor*>& args, const std::vector<Domain>& domains,
-                      const std::string& label);
+                      const std::string& label, BatchOrder order);
 
 }  // namespace tessera::detail

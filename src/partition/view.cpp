@@ -1,5 +1,6 @@
 #include "tessera/partition/view.hpp"
 
+#include <numeric>
 #include <tuple>
 
 namespace tessera::detail {
@@ -81,6 +82,35 @@ int View::moved_by(int d) const {
   for (int k = 0; k < store_ndim; ++k)
     if (map[k][d] != 0) return k;
   return -1;
+}
+
+namespace {
+
+// The store indices along dimension k that a separable view shows: origin + step * x for x in
+// [0, count) (step 0: the one index origin).
+struct Progression {
+  std::int64_t origin = 0, step = 0, count = 1;
+};
+Progression along(const View& v, int k) {
+  Progression p{v.origin[k], 0, 1};
+  for (int d = 0; d < v.ndim; ++d)
+    if (v.map[k][d] != 0 && v.extent[d] > 1) p = {v.origin[k], v.map[k][d], v.extent[d]};
+  return p;
+}
+
+}  // namespace
+
+bool may_meet(const View& a, const View& b) {
+  if (a.volume() == 0 || b.volume() == 0 || intersect(a.bounds(), b.bounds()).empty()) return false;
+  if (!a.separable() || !b.separable()) return true;
+  for (int k = 0; k < a.store_ndim; ++k) {
+    const Progression p = along(a, k), q = along(b, k);
+    // origin_p + step_p x == origin_q + step_q y has a solution only where gcd(steps) divides the
+    // origins' difference (an index set of one element has step 0: the gcd is the other step).
+    const std::int64_t g = std::gcd(p.step, q.step);
+    if (g > 1 && (p.origin - q.origin) % g != 0) return false;
+  }
+  return true;
 }
 
 std::int64_t View::footprint(const Box& part) const {

@@ -67,6 +67,12 @@ struct View {
   friend bool operator<(const View& a, const View& b);
 };
 
+// Whether two views of one store may show a common element. False where their bounding boxes do
+// not meet, or (separable views) where along some store dimension their indices are residues that
+// never meet: a step-2 view of the even columns and one of the odd columns (the four updates of a
+// multigrid prolongation), whose boxes overlap. True otherwise (it may be a false alarm).
+bool may_meet(const View& a, const View& b);
+
 // `inner` (view coordinates -> coordinates of an array whose elements `outer` maps to a store)
 // followed by `outer`: the view of outer's store that reading `outer` through `inner` amounts to.
 // inner.store_ndim must be outer.ndim.

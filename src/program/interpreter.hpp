@@ -171,7 +171,10 @@ bool interpreter_spreads(const Program& program);
 void combine_partials(const Program& program, const PartialsView& into, const PartialsView& from);
 
 // A batch (fusion/backend.hpp) has at most kMaxBatchParts parts and kMaxArgs arguments in all
-// (they share one parameter block).
+// (they share one parameter block). Its parts run in program order, each seeing what the parts
+// before it wrote (InOrder: small programs, one block on a GPU), or in any order (Independent:
+// programs that touch nothing another writes, each over blocks of its own).
 constexpr int kMaxBatchParts = 8;
+enum class BatchOrder { InOrder, Independent };
 
 }  // namespace tessera::detail
