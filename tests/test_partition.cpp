@@ -652,12 +652,13 @@ TEST_F(TesseraTest, ViewsMayMeetExactlyWhereTheirStepsAllow) {
           views.push_back(grid_view(s0 == 0 ? (o0 + 3 * o1) % n : o0, s0, c0, o1, s1, c1));
           steps.push_back({s0, s1});
         }
+  std::vector<std::set<std::pair<std::int64_t, std::int64_t>>> elements;
+  for (const td::View& v : views) elements.push_back(elements_of(v));
   int apart = 0, exact = 0;
   for (std::size_t a = 0; a < views.size(); ++a)
     for (std::size_t b = 0; b < views.size(); ++b) {
-      const auto ea = elements_of(views[a]), eb = elements_of(views[b]);
       bool share = false;
-      for (const auto& e : ea) share = share || eb.count(e) > 0;
+      for (const auto& e : elements[a]) share = share || elements[b].count(e) > 0;
       const bool meet = td::may_meet(views[a], views[b]);
       ASSERT_TRUE(meet || !share) << views[a] << " and " << views[b] << " share an element";
       if (steps[a] == steps[b] && steps[a][0] > 0) {
