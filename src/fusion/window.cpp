@@ -254,21 +254,19 @@ void Window::execute_plan(Plan& plan, const CanonicalWindow& window, const std::
   for (const BatchRun& run : plan.runs) {
     const std::size_t i = run.first, j = run.end;
     std::vector<ExecReport> reports;
-    if (run.independent) {
+    if (j - i >= 2) {
       std::vector<Launch> batch;
       for (std::size_t k = i; k < j; ++k) batch.push_back(launch_of(plan.groups[k]));
-      reports = execute_batch(batch, nullptr, BatchOrder::Independent);
-    } else if (j - i >= 2) {
-      std::vector<Launch> batch;
-      for (std::size_t k = i; k < j; ++k) batch.push_back(launch_of(plan.groups[k]));
-      // The group after the batch, where it renames a buffer: the batch copies its frame.
-      const bool renames = j < plan.groups.size() && std::any_of(plan.groups[j].args.begin(), plan.groups[j].args.end(),
-                                                                 [](const PlannedArg& a) { return a.renamed; });
+      // The group after a batch in order, where it renames a buffer: the batch copies its frame.
+      const bool renames = !run.independent && j < plan.groups.size() &&
+                           std::any_of(plan.groups[j].args.begin(), plan.groups[j].args.end(),
+                                       [](const PlannedArg& a) { return a.renamed; });
+      const BatchOrder order = run.independent ? BatchOrder::Independent : BatchOrder::InOrder;
       if (renames) {
         const Launch next = launch_of(plan.groups[j]);
-        reports = execute_batch(batch, &next);
+        reports = execute_batch(batch, &next, order);
       } else {
-        reports = execute_batch(batch);
+        reports = execute_batch(batch, nullptr, order);
       }
     } else {
       reports.push_back(execute(launch_of(plan.groups[i])));

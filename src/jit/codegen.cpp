@@ -660,12 +660,15 @@ GeneratedKernel generate_batch(const std::vector<BatchPart>& parts, BatchOrder o
                       next = std::to_string(k + 1);
     Emitter emitter(program, any, false, Placement{arg_base, const_base, domain});
     if (in_order)
-      s << "  {  // " << program.describe() << "\n    const long n1 = " << domain << ".n[1], n2 = " << domain
-        << ".n[2];\n    for (long e = threadIdx.x; e < p.volume[" << K << "]; e += " << kJitBatchThreads << ") {\n";
+      s << "  {  // " << program.describe() << "\n";
     else
       s << "  if (blk >= p.first_block[" << K << "] && blk < p.first_block[" << next << "]) {  // "
-        << program.describe() << "\n    const long n1 = " << domain << ".n[1], n2 = " << domain
-        << ".n[2];\n    const long step = (p.first_block[" << next << "] - p.first_block[" << K << "]) * " << kJitBlockX
+        << program.describe() << "\n";
+    s << "    const long n1 = " << domain << ".n[1], n2 = " << domain << ".n[2];\n";
+    if (in_order)
+      s << "    for (long e = threadIdx.x; e < p.volume[" << K << "]; e += " << kJitBatchThreads << ") {\n";
+    else
+      s << "    const long step = (p.first_block[" << next << "] - p.first_block[" << K << "]) * " << kJitBlockX
         << ";\n    for (long e = (blk - p.first_block[" << K << "]) * " << kJitBlockX << " + threadIdx.x; e < p.volume["
         << K << "]; e += step) {\n";
     s << "      const long row = e / n2, j = e - row * n2;\n"
