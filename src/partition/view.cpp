@@ -86,15 +86,15 @@ int View::moved_by(int d) const {
 
 namespace {
 
-// The store indices along dimension k that a separable view shows: origin + step * x for x in
-// [0, count) (step 0: the one index origin).
+// The store indices along dimension k that a separable view shows are origin + step * x (step 0:
+// the one index origin); may_meet needs no more of them than that (the bounds cover the rest).
 struct Progression {
-  std::int64_t origin = 0, step = 0, count = 1;
+  std::int64_t origin = 0, step = 0;
 };
 Progression along(const View& v, int k) {
-  Progression p{v.origin[k], 0, 1};
+  Progression p{v.origin[k], 0};
   for (int d = 0; d < v.ndim; ++d)
-    if (v.map[k][d] != 0 && v.extent[d] > 1) p = {v.origin[k], v.map[k][d], v.extent[d]};
+    if (v.map[k][d] != 0 && v.extent[d] > 1) p.step = v.map[k][d];
   return p;
 }
 
