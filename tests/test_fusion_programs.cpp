@@ -111,6 +111,18 @@ TEST_F(TesseraTest, Stencil27OverManyPlanesMatchesTheHost) {
   EXPECT_TRUE(close(grid.to_host(), host_stencil27(h, n0, n1, n2, steps), 1e-12));
 }
 
+// Rows wider than a tile: on GPU builds the marching kernel's tiles of a plane (64 x 8 elements:
+// docs/JIT.md "Planes marched") here are three along a row, the last of 22 columns, and three
+// down the plane, the last of one row.
+TEST_F(TesseraTest, Stencil27OverWideRowsMatchesTheHost) {
+  const int64_t n0 = 12, n1 = 17, n2 = 150;
+  const auto h = test_values<double>((n0 + 2) * (n1 + 2) * (n2 + 2), 5);
+  auto grid = ts::from_host<double>({n0 + 2, n1 + 2, n2 + 2}, h);
+  const int steps = 2;
+  for (int t = 0; t < steps; ++t) stencil27_step(grid);
+  EXPECT_TRUE(close(grid.to_host(), host_stencil27(h, n0, n1, n2, steps), 1e-12));
+}
+
 // A reflective boundary reads another row or column of the array it writes: disjoint, so no copy
 // of the right-hand side is made, and the assign and its negation are one kernel.
 TEST_F(TesseraTest, DisjointInPlaceAssignMakesNoCopy) {

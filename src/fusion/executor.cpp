@@ -315,6 +315,52 @@ void sum_contributions(const Arg& arg, const Tiling& launch, const ProcessGrid& 
   rt.stats().allreduces++;
 }
 
+// The halo widths a launch (or an independent batch's launches) reads, per store: the widest
+// asked of each.
+struct HaloNeeds {
+  std::vector<Store*> stores;
+  std::vector<std::pair<Index3, Index3>> widths;  // parallel to `stores`
+  void add(Store& s, const Index3& lo, const Index3& hi) {
+    auto it = std::find(stores.begin(), stores.end(), &s);
+    if (it == stores.end()) {
+      stores.push_back(&s);
+      widths.push_back({lo, hi});
+      return;
+    }
+    auto& w = widths[it - stores.begin()];
+    for (int d = 0; d < s.ndim(); ++d)
+      w.first[d] = std::max(w.first[d], lo[d]), w.second[d] = std::max(w.second[d], hi[d]);
+  }
+};
+
+// One grouped exchange for every store that needs a wider valid halo than it has: its requests,
+// each store then valid that wide. `log` (where the comm log is on) names the stores.
+std::vector<FetchRequest> halo_requests(const HaloNeeds& needs, std::string* log) {
+  RuntimeState& rt = runtime();
+  std::vector<FetchRequest> exchange;
+  for (std::size_t h = 0; h < needs.stores.size(); ++h) {
+    Store& s = *needs.stores[h];
+    auto [lo, hi] = needs.widths[h];
+    bool covered = true;
+    for (int d = 0; d < s.ndim(); ++d) {
+      covered = covered && lo[d] <= s.valid_lo()[d] && hi[d] <= s.valid_hi()[d];
+      lo[d] = std::max(lo[d], s.valid_lo()[d]);
+      hi[d] = std::max(hi[d], s.valid_hi()[d]);
+    }
+    if (covered || rt.size() == 1) continue;  // one rank owns the whole store: nothing to fetch
+    s.ensure_ghosts(lo, hi);
+    const ProcessGrid& store_grid = rt.grid(s.tiling().grid);
+    FetchRequest req{&s, {}, s.data(), s.layout(), true, &store_grid};
+    req.needed.resize(rt.size());
+    for (int r = 0; r < rt.size(); ++r)
+      req.needed[r] = intersect(bloat(s.tiling().tile(store_grid.coords(r)), lo, hi), s.full());
+    exchange.push_back(std::move(req));
+    s.set_valid(lo, hi);
+    if (log) *log += " store#" + std::to_string(s.id());
+  }
+  return exchange;
+}
+
 }  // namespace
 
 ExecReport execute(const Launch& task) {
@@ -332,8 +378,7 @@ ExecReport execute(const Launch& task) {
 
   const std::size_t nargs = task.args.size();
   std::vector<Access> access(nargs, Access::Aligned);
-  std::vector<FetchRequest> halos;
-  std::vector<std::pair<Index3, Index3>> halo_widths;  // parallel to `halos`
+  HaloNeeds halos;
   // What the launch keeps per argument, in one allocation.
   struct ArgState {
     Kokkos::View<char*, MemSpace> temporary;  // a redistributed argument's elements
@@ -382,15 +427,7 @@ ExecReport execute(const Launch& task) {
     }
     if (state[i].ghosts > 0 && c.access == Access::Local) s.ensure_ghosts(c.lo, c.hi);
     if (c.access == Access::Halo) {
-      auto it = std::find_if(halos.begin(), halos.end(), [&](const FetchRequest& r) { return r.store == &s; });
-      if (it == halos.end()) {
-        halos.push_back(FetchRequest{&s, {}, nullptr, {}, true});
-        halo_widths.push_back({c.lo, c.hi});
-      } else {
-        auto& w = halo_widths[it - halos.begin()];
-        for (int d = 0; d < s.ndim(); ++d)
-          w.first[d] = std::max(w.first[d], c.lo[d]), w.second[d] = std::max(w.second[d], c.hi[d]);
-      }
+      halos.add(s, c.lo, c.hi);
     } else if (c.access == Access::Redistributed) {
       state[i].redistributed = state[i].ghosts > 0 ? c.buffer : c.need[rt.rank()];
       state[i].temporary = allocate(static_cast<std::size_t>(state[i].redistributed.volume()) * size_of(s.dtype()),
@@ -412,29 +449,8 @@ ExecReport execute(const Launch& task) {
                                  " operand(s) not aligned with the launch domain and not a halo");
   }
 
-  // One grouped exchange for every store that needs a wider valid halo than it has.
-  std::vector<FetchRequest> exchange;
   std::string halo_log;  // built only when logging: an ostringstream per launch costs more than the rest
-  for (std::size_t h = 0; h < halos.size(); ++h) {
-    Store& s = *halos[h].store;
-    auto [lo, hi] = halo_widths[h];
-    bool covered = true;
-    for (int d = 0; d < s.ndim(); ++d) {
-      covered = covered && lo[d] <= s.valid_lo()[d] && hi[d] <= s.valid_hi()[d];
-      lo[d] = std::max(lo[d], s.valid_lo()[d]);
-      hi[d] = std::max(hi[d], s.valid_hi()[d]);
-    }
-    if (covered || rt.size() == 1) continue;  // one rank owns the whole store: nothing to fetch
-    s.ensure_ghosts(lo, hi);
-    const ProcessGrid& store_grid = rt.grid(s.tiling().grid);
-    FetchRequest req{&s, {}, s.data(), s.layout(), true, &store_grid};
-    req.needed.resize(rt.size());
-    for (int r = 0; r < rt.size(); ++r)
-      req.needed[r] = intersect(bloat(s.tiling().tile(store_grid.coords(r)), lo, hi), s.full());
-    exchange.push_back(std::move(req));
-    s.set_valid(lo, hi);
-    if (rt.logging(LogTopic::Comm)) halo_log += " store#" + std::to_string(s.id());
-  }
+  std::vector<FetchRequest> exchange = halo_requests(halos, rt.logging(LogTopic::Comm) ? &halo_log : nullptr);
   const Box inside = interior(tile, task, access, exchange);
   // Reductions along a dimension write each output once, from a launch over the whole tile; so
   // does an epilogue (Program::epilogue), whose reductions have no outputs of their own.
@@ -643,10 +659,12 @@ std::pair<int, int> batch_size_of(const Launch& task) {
 
 // Whether `task` can run as a part of a batch (decided from global metadata, before anything
 // changes): it is elementwise (no reduction, epilogue or task body) and reads every store on its
-// own rank (Aligned, Local), so it needs no exchange, which would have to wait for the parts before
-// it (their writes invalidate the halos it reads). A renamed store is written into its fresh buffer
-// inside the batch (BatchBuilder::add).
-bool batchable(const Launch& task) {
+// own rank (Aligned, Local), so it needs no exchange, which in a batch in order would have to wait
+// for the parts before it (their writes invalidate what it reads). In an independent batch no
+// part writes what another reads, so every part's halos and redistributed operands can be fetched
+// before the batch runs (BatchFetch). A renamed store is written into its fresh buffer inside the
+// batch (BatchBuilder::add).
+bool batchable(const Launch& task, BatchOrder order) {
   RuntimeState& rt = runtime();
   if (!task.reductions.empty() || task.body || task.program->epilogue >= 0) return false;
   const auto [parts, args] = batch_size_of(task);
@@ -660,10 +678,77 @@ bool batchable(const Launch& task) {
       continue;
     }
     const Access access = classify(arg, *launch, grid, rt.size()).access;
-    if (access != Access::Aligned && access != Access::Local) return false;
+    const bool fetched =
+        order == BatchOrder::Independent && !arg.written && (access == Access::Halo || access == Access::Redistributed);
+    if (access != Access::Aligned && access != Access::Local && !fetched) return false;
   }
   return true;
 }
+
+// What an independent batch's parts read from other ranks, fetched before it runs: the halos of
+// every part (one grouped exchange) and each redistributed operand into a buffer of its own.
+class BatchFetch {
+ public:
+  struct Buffer {
+    Kokkos::View<char*, MemSpace> data;  // empty: the argument is read in its store
+    Box box;                             // the store box it holds, row-major
+  };
+  // Classifies `task`'s arguments again (batchable() said yes) and notes what they need.
+  void add(const Launch& task) {
+    RuntimeState& rt = runtime();
+    const Tiling launch = *induced(task.domain.store->tiling(), task.domain.view);
+    const ProcessGrid& grid = rt.grid(launch.grid);
+    if (!grid_) grid_ = &grid;
+    std::vector<Buffer>& buffers = buffers_.emplace_back(task.args.size());
+    int redistributed = 0;
+    for (std::size_t a = 0; a < task.args.size(); ++a) {
+      const Arg& arg = task.args[a];
+      Store& s = *arg.store;
+      if (s.ndim() == 0) continue;
+      Classified c = classify(arg, launch, grid, rt.size());
+      if (c.access == Access::Halo) {
+        halos_.add(s, c.lo, c.hi);
+      } else if (c.access == Access::Redistributed) {
+        Buffer& b = buffers[a];
+        b.box = c.need[rt.rank()];
+        b.data =
+            allocate(static_cast<std::size_t>(b.box.volume()) * size_of(s.dtype()), "tessera::redistribute", false);
+        moves_.push_back(FetchRequest{&s, std::move(c.need), b.data.data(), Layout::row_major(b.box), false,
+                                      &rt.grid(s.tiling().grid)});
+        ++redistributed;
+      }
+    }
+    redistributions_.push_back(redistributed);
+  }
+  // Fetches it all; the first part's report counts the halo exchange, each part its
+  // redistributions.
+  void run(const std::string& label, ExecReport* reports) {
+    RuntimeState& rt = runtime();
+    for (std::size_t k = 0; k < redistributions_.size(); ++k) reports[k].redistributions = redistributions_[k];
+    if (!moves_.empty()) {
+      rt.stats().redistributions += static_cast<std::int64_t>(moves_.size());
+      rt.stats().redistribution_bytes +=
+          fetch(rt.comm(), *grid_, std::move(moves_), region_label("tessera::redistribute[", label));
+    }
+    std::string log;
+    std::vector<FetchRequest> exchange = halo_requests(halos_, rt.logging(LogTopic::Comm) ? &log : nullptr);
+    if (exchange.empty()) return;
+    reports[0].halo_stores = static_cast<int>(exchange.size());
+    reports[0].halo_bytes = fetch(rt.comm(), *grid_, std::move(exchange), region_label("tessera::halo[", label));
+    rt.stats().halo_bytes += reports[0].halo_bytes;
+    rt.stats().halo_exchanges++;
+    if (!log.empty()) rt.log(LogTopic::Comm, "halo exchange for the independent batch of " + label + ":" + log);
+  }
+  // Part k's buffers (the k-th launch added), kept until the batch has been enqueued.
+  const std::vector<Buffer>& buffers(std::size_t k) const { return buffers_[k]; }
+
+ private:
+  HaloNeeds halos_;
+  std::vector<FetchRequest> moves_;
+  std::vector<std::vector<Buffer>> buffers_;
+  std::vector<int> redistributions_;
+  const ProcessGrid* grid_ = nullptr;
+};
 
 // This rank's tile of `task`'s launch domain (a batchable launch's domain has a tiling).
 Box rank_tile(const Launch& task) {
@@ -700,7 +785,8 @@ class BatchBuilder {
     return static_cast<int>(parts_.size()) + parts <= kMaxBatchParts && args_ + args <= kMaxArgs;
   }
 
-  void add(const Launch& task) {
+  // `fetched`: where the arguments that an independent batch fetched are (BatchFetch), or null.
+  void add(const Launch& task, const std::vector<BatchFetch::Buffer>* fetched = nullptr) {
     const Box tile = rank_tile(task);
     BatchLaunch part{task.program, {}, domain_over(tile, task.domain.view)};
     struct Renamed {
@@ -713,6 +799,12 @@ class BatchBuilder {
       Store& s = *arg.store;
       if (s.ndim() == 0) {
         part.args.push_back(Accessor{s.data(), 0, {0, 0, 0}});
+        continue;
+      }
+      if (fetched && (*fetched)[part.args.size()].data.data()) {
+        const BatchFetch::Buffer& b = (*fetched)[part.args.size()];
+        part.args.push_back(accessor_for(b.data.data(), Layout::row_major(b.box), arg.view, tile.lo));
+        bytes_ += arg.view.footprint(tile) * size_of(s.dtype());
         continue;
       }
       char* base = s.data();
@@ -811,12 +903,18 @@ std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches, const
   const std::size_t n = launches.size();
   for (std::size_t i = 0; i < n;) {
     std::size_t j = i;
-    while (j < n && batchable(launches[j])) ++j;
+    while (j < n && batchable(launches[j], order)) ++j;
     if (j - i >= 2) {
+      // An independent batch's parts read what they fetch before it (no part writes it).
+      BatchFetch fetched;
+      if (order == BatchOrder::Independent) {
+        for (std::size_t k = i; k < j; ++k) fetched.add(launches[k]);
+        fetched.run(*launches[i].label, &reports[i]);
+      }
       BatchBuilder batch(order);
-      for (; i < j; ++i) {
+      for (const std::size_t first = i; i < j; ++i) {
         if (!batch.fits(launches[i])) batch.launch();
-        batch.add(launches[i]);
+        batch.add(launches[i], order == BatchOrder::Independent ? &fetched.buffers(i - first) : nullptr);
         reports[i].batched = true;
       }
       // Independent parts run in no order: a copy into a frame that a part reads could race it.

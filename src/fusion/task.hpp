@@ -75,14 +75,16 @@ struct ExecReport {
 };
 
 ExecReport execute(const Launch& launch);
-// Launches as batches: runs of those that need no halo, redistribution or reduction go as one
-// kernel each (as many as their parameters need); the others on their own.
+// Launches as batches: runs of those that need no reduction, and in order no halo or
+// redistribution either, go as one kernel each (as many as their parameters need); the others on
+// their own.
 // InOrder: small launches (boundary strips, coarse multigrid levels), each seeing what the ones
 // before it wrote (renamed buffers adopted inside). `next`, the launch that follows them (if
 // known): the frames it renames are copied at the end of the last batch where that saves a copy
 // launch.
 // Independent: launches of any size that touch nothing another writes and rename no buffer
-// (fusion/window.cpp, batch_runs), run in any order, each over blocks of its own.
+// (fusion/window.cpp, batch_runs), run in any order, each over blocks of its own; what they read
+// from other ranks (halos, redistributed operands) is fetched for all of them before the kernel.
 std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches, const Launch* next = nullptr,
                                       BatchOrder order = BatchOrder::InOrder);
 inline ExecReport execute(const Task& task) {
