@@ -49,6 +49,15 @@ std::vector<double> host_stencil27(std::vector<double> g, int64_t n0, int64_t n1
   return g;
 }
 
+// `steps` steps of the 27-point stencil on an (n0 + 2, n1 + 2, n2 + 2) grid of test values
+// (`seed`), against the host's.
+bool stencil27_matches_host(int64_t n0, int64_t n1, int64_t n2, int steps, int seed) {
+  const auto h = test_values<double>((n0 + 2) * (n1 + 2) * (n2 + 2), seed);
+  auto grid = ts::from_host<double>({n0 + 2, n1 + 2, n2 + 2}, h);
+  for (int t = 0; t < steps; ++t) stencil27_step(grid);
+  return close(grid.to_host(), host_stencil27(h, n0, n1, n2, steps), 1e-12);
+}
+
 }  // namespace
 
 TEST_F(UnbatchedTest, Stencil27IsOneKernelPerIteration) {
@@ -102,26 +111,12 @@ TEST_F(TesseraTest, ResultsShiftedAlongAWholeDimensionShareAKernel) {
 // 64 x 8 elements per block, the last tiles partial, elements past the last column computed from a
 // clamped column and not stored; docs/JIT.md "Planes marched"), each band's first plane computing
 // every view's sums, the later ones taking two of the three planes' sums from the plane before.
-TEST_F(TesseraTest, Stencil27OverManyPlanesMatchesTheHost) {
-  const int64_t n0 = 70, n1 = 11, n2 = 37;
-  const auto h = test_values<double>((n0 + 2) * (n1 + 2) * (n2 + 2), 4);
-  auto grid = ts::from_host<double>({n0 + 2, n1 + 2, n2 + 2}, h);
-  const int steps = 3;
-  for (int t = 0; t < steps; ++t) stencil27_step(grid);
-  EXPECT_TRUE(close(grid.to_host(), host_stencil27(h, n0, n1, n2, steps), 1e-12));
-}
+TEST_F(TesseraTest, Stencil27OverManyPlanesMatchesTheHost) { EXPECT_TRUE(stencil27_matches_host(70, 11, 37, 3, 4)); }
 
 // Rows wider than a tile: on GPU builds the marching kernel's tiles of a plane (64 x 8 elements:
 // docs/JIT.md "Planes marched") here are three along a row, the last of 22 columns, and three
 // down the plane, the last of one row.
-TEST_F(TesseraTest, Stencil27OverWideRowsMatchesTheHost) {
-  const int64_t n0 = 12, n1 = 17, n2 = 150;
-  const auto h = test_values<double>((n0 + 2) * (n1 + 2) * (n2 + 2), 5);
-  auto grid = ts::from_host<double>({n0 + 2, n1 + 2, n2 + 2}, h);
-  const int steps = 2;
-  for (int t = 0; t < steps; ++t) stencil27_step(grid);
-  EXPECT_TRUE(close(grid.to_host(), host_stencil27(h, n0, n1, n2, steps), 1e-12));
-}
+TEST_F(TesseraTest, Stencil27OverWideRowsMatchesTheHost) { EXPECT_TRUE(stencil27_matches_host(12, 17, 150, 2, 5)); }
 
 // A reflective boundary reads another row or column of the array it writes: disjoint, so no copy
 // of the right-hand side is made, and the assign and its negation are one kernel.
