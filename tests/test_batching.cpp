@@ -3,9 +3,10 @@
 // group writes a store into a fresh buffer (buffer renaming) that the next group reads: the sweeps
 // on the coarse levels of a multigrid cycle, the boundary conditions after them. Consecutive
 // groups of any size that touch nothing another writes go as one kernel too, in any order (a
-// prolongation's four updates). Each program is checked against a serial host reference at every
-// rank count; kernels are counted at one rank, where no group needs a halo (a group that does
-// runs on its own).
+// prolongation's four updates; on several ranks what they read from other ranks is fetched
+// before the kernel). Each program is checked against a serial host reference at every rank
+// count; small groups are counted at one rank, where none needs a halo (a group that does runs on
+// its own).
 
 #include <cstdint>
 #include <vector>
@@ -180,6 +181,30 @@ std::int64_t check_prolongation(ts::Runtime& runtime) {
 TEST_F(TesseraTest, IndependentUpdatesOfStepTwoViewsAreOneKernel) { EXPECT_EQ(check_prolongation(rt()), 1); }
 
 TEST_F(UnbatchedTest, IndependentUpdatesLaunchApart) { EXPECT_EQ(check_prolongation(rt()), 4); }
+
+// Two updates of different stores, each reading its own source through views a row apart: on
+// several ranks both need halos (rows are cut), exchanged before the one kernel that runs both.
+TEST_F(TesseraTest, IndependentUpdatesReadingHalosAreOneKernel) {
+  const int64_t m = 130, w1 = 70, w2 = 90;  // two widths: two launch domains, two groups
+  const auto ha = test_values<double>(m * w1, 11), hb = test_values<double>(m * w2, 12);
+  const auto hs = test_values<double>(m * w1, 13), ht = test_values<double>(m * w2, 14);
+  auto a = ts::from_host<double>({m, w1}, ha), b = ts::from_host<double>({m, w2}, hb);
+  const auto s = ts::from_host<double>({m, w1}, hs), t = ts::from_host<double>({m, w2}, ht);
+  rt().flush();
+  reset_stats_now(rt());
+  a(in, ts::all) += s(lo, ts::all) - s(hi, ts::all);
+  b(in, ts::all) += 2.0 * t(hi, ts::all) + t(lo, ts::all);
+  const ts::Stats st = stats_now(rt());
+  auto want_a = ha, want_b = hb;
+  for (int64_t i = 1; i + 1 < m; ++i) {
+    for (int64_t j = 0; j < w1; ++j) want_a[i * w1 + j] += hs[(i - 1) * w1 + j] - hs[(i + 1) * w1 + j];
+    for (int64_t j = 0; j < w2; ++j) want_b[i * w2 + j] += 2.0 * ht[(i + 1) * w2 + j] + ht[(i - 1) * w2 + j];
+  }
+  EXPECT_TRUE(close(a.to_host(), want_a, 1e-14));
+  EXPECT_TRUE(close(b.to_host(), want_b, 1e-14));
+  EXPECT_EQ(st.kernels, 1);
+  if (rt().size() > 1) EXPECT_GE(st.halo_exchanges, 1);
+}
 
 // An update that reads what the one before it wrote is not independent of it: u's odd rows take
 // the even rows' new values (two kernels, in order).
