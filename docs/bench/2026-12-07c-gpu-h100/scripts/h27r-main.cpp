@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   CUevent a, b; CK(cuEventCreate(&a, 0)); CK(cuEventCreate(&b, 0));
   std::vector<double> h1(total), h2(total);
   for (int round = 0; round < 2; ++round)
-  for (long bands : {31L, 63L})
+  for (long bands : {16L, 31L, 63L})
   for (std::size_t i = 0; i < ks.size(); ++i) {
     const K& k = ks[i];
     void* params[] = {&p};
