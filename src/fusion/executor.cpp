@@ -315,6 +315,14 @@ void sum_contributions(const Arg& arg, const Tiling& launch, const ProcessGrid& 
   rt.stats().allreduces++;
 }
 
+// A redistributed operand: a fresh buffer for the store box `box` of `s` (row-major), and the
+// request that fills it with `need` (per rank, the store box it reads).
+FetchRequest redistribution(Store& s, std::vector<Box>&& need, const Box& box, Kokkos::View<char*, MemSpace>& buffer) {
+  RuntimeState& rt = runtime();
+  buffer = allocate(static_cast<std::size_t>(box.volume()) * size_of(s.dtype()), "tessera::redistribute", false);
+  return FetchRequest{&s, std::move(need), buffer.data(), Layout::row_major(box), false, &rt.grid(s.tiling().grid)};
+}
+
 // The halo widths a launch (or an independent batch's launches) reads, per store: the widest
 // asked of each.
 struct HaloNeeds {
@@ -430,10 +438,7 @@ ExecReport execute(const Launch& task) {
       halos.add(s, c.lo, c.hi);
     } else if (c.access == Access::Redistributed) {
       state[i].redistributed = state[i].ghosts > 0 ? c.buffer : c.need[rt.rank()];
-      state[i].temporary = allocate(static_cast<std::size_t>(state[i].redistributed.volume()) * size_of(s.dtype()),
-                                    "tessera::redistribute", false);
-      moves.push_back(FetchRequest{&s, std::move(c.need), state[i].temporary.data(),
-                                   Layout::row_major(state[i].redistributed), false, &rt.grid(s.tiling().grid)});
+      moves.push_back(redistribution(s, std::move(c.need), state[i].redistributed, state[i].temporary));
     }
   }
 
@@ -711,10 +716,7 @@ class BatchFetch {
       } else if (c.access == Access::Redistributed) {
         Buffer& b = buffers[a];
         b.box = c.need[rt.rank()];
-        b.data =
-            allocate(static_cast<std::size_t>(b.box.volume()) * size_of(s.dtype()), "tessera::redistribute", false);
-        moves_.push_back(FetchRequest{&s, std::move(c.need), b.data.data(), Layout::row_major(b.box), false,
-                                      &rt.grid(s.tiling().grid)});
+        moves_.push_back(redistribution(s, std::move(c.need), b.box, b.data));
         ++redistributed;
       }
     }
@@ -905,16 +907,18 @@ std::vector<ExecReport> execute_batch(const std::vector<Launch>& launches, const
     std::size_t j = i;
     while (j < n && batchable(launches[j], order)) ++j;
     if (j - i >= 2) {
-      // An independent batch's parts read what they fetch before it (no part writes it).
+      // An independent batch's parts read what they fetch before it (no part writes it); one rank
+      // holds every store whole and fetches nothing.
+      const bool fetches = order == BatchOrder::Independent && runtime().size() > 1;
       BatchFetch fetched;
-      if (order == BatchOrder::Independent) {
+      if (fetches) {
         for (std::size_t k = i; k < j; ++k) fetched.add(launches[k]);
         fetched.run(*launches[i].label, &reports[i]);
       }
       BatchBuilder batch(order);
       for (const std::size_t first = i; i < j; ++i) {
         if (!batch.fits(launches[i])) batch.launch();
-        batch.add(launches[i], order == BatchOrder::Independent ? &fetched.buffers(i - first) : nullptr);
+        batch.add(launches[i], fetches ? &fetched.buffers(i - first) : nullptr);
         reports[i].batched = true;
       }
       // Independent parts run in no order: a copy into a frame that a part reads could race it.
