@@ -4,12 +4,34 @@
 // band, 256 threads.
 #define KMAX_CONSTANTS 64
 #define KMAX_ARGS 28
-struct Accessor { char* ptr; long origin; long stride[3]; };
-struct Domain { long n[3]; long global_origin[3]; long global_stride[3]; };
-union Value { bool b; int i32; long i64; float f32; double f64; };
+struct Accessor {
+  char* ptr;
+  long origin;
+  long stride[3];
+};
+struct Domain {
+  long n[3];
+  long global_origin[3];
+  long global_stride[3];
+};
+union Value {
+  bool b;
+  int i32;
+  long i64;
+  float f32;
+  double f64;
+};
 struct KernelParams {
-  Domain domain; Value constants[KMAX_CONSTANTS]; void* block_partials; void* partials; long nblocks; long count;
-  long chunks; long row_threads; long finish_lanes; Accessor args[KMAX_ARGS];
+  Domain domain;
+  Value constants[KMAX_CONSTANTS];
+  void* block_partials;
+  void* partials;
+  long nblocks;
+  long count;
+  long chunks;
+  long row_threads;
+  long finish_lanes;
+  Accessor args[KMAX_ARGS];
 };
 constexpr int TX = 64, TY = 8, THREADS = 256, W = TX + 4, CPR = W / 2, CHUNKS = (TY + 2) * CPR;
 constexpr int LPT = (CHUNKS + THREADS - 1) / THREADS, TILE = (TY + 2) * W, EX = TX / 32;

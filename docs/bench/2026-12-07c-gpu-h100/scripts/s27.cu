@@ -39,14 +39,14 @@
 #include <string>
 #include <vector>
 
-#define CK(call)                                                                          \
-  do {                                                                                    \
-    const cudaError_t err_ = (call);                                                      \
-    if (err_ != cudaSuccess) {                                                            \
-      fprintf(stderr, "CUDA error %s at %s:%d: %s\n  in: %s\n", cudaGetErrorName(err_),   \
-              __FILE__, __LINE__, cudaGetErrorString(err_), #call);                      \
-      exit(1);                                                                            \
-    }                                                                                     \
+#define CK(call)                                                                                            \
+  do {                                                                                                      \
+    const cudaError_t err_ = (call);                                                                        \
+    if (err_ != cudaSuccess) {                                                                              \
+      fprintf(stderr, "CUDA error %s at %s:%d: %s\n  in: %s\n", cudaGetErrorName(err_), __FILE__, __LINE__, \
+              cudaGetErrorString(err_), #call);                                                             \
+      exit(1);                                                                                              \
+    }                                                                                                       \
   } while (0)
 
 constexpr double kC = 0.037;
@@ -61,8 +61,7 @@ static inline int cdiv(int a, int b) { return (a + b - 1) / b; }
 
 // Deterministic pseudo-random values in [0, 1): splitmix64 of the linear index.
 __global__ void fill_kernel(double* a, size_t count) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
-       i += (size_t)gridDim.x * blockDim.x) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
     unsigned long long h = i + 0x9E3779B97F4A7C15ull;
     h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
     h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
@@ -74,11 +73,9 @@ __global__ void fill_kernel(double* a, size_t count) {
 // res[0] = max |a - ref| (NaN counts as +inf), res[1] = max |ref|. Both are kept as the bit
 // pattern of a non-negative double, whose unsigned order equals the numeric order, so
 // atomicMax on unsigned long long does the reduction. Launch with a multiple of 32 threads.
-__global__ void maxdiff_kernel(const double* a, const double* ref, size_t count,
-                               unsigned long long* res) {
+__global__ void maxdiff_kernel(const double* a, const double* ref, size_t count, unsigned long long* res) {
   double d = 0.0, m = 0.0;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
-       i += (size_t)gridDim.x * blockDim.x) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
     double di = fabs(a[i] - ref[i]);
     if (!(di <= DBL_MAX)) di = INFINITY;
     d = fmax(d, di);
@@ -95,8 +92,7 @@ __global__ void maxdiff_kernel(const double* a, const double* ref, size_t count,
 }
 
 // Streaming copy, one 16-byte element per thread: the achievable read+write bandwidth reference.
-__global__ void copy_kernel(const double2* __restrict__ src, double2* __restrict__ dst,
-                            size_t count2) {
+__global__ void copy_kernel(const double2* __restrict__ src, double2* __restrict__ dst, size_t count2) {
   const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i < count2) dst[i] = src[i];
 }
@@ -105,8 +101,7 @@ __global__ void copy_kernel(const double2* __restrict__ src, double2* __restrict
 // 1. naive: one thread per output point, 27 loads.
 // ---------------------------------------------------------------------------------------------
 
-__global__ void __launch_bounds__(256)
-naive_kernel(const double* __restrict__ in, double* __restrict__ out, int n) {
+__global__ void __launch_bounds__(256) naive_kernel(const double* __restrict__ in, double* __restrict__ out, int n) {
   const int x = blockIdx.x * 32 + threadIdx.x;
   const int y = blockIdx.y * 8 + threadIdx.y;
   const int z = blockIdx.z;
@@ -140,14 +135,14 @@ __device__ __forceinline__ double plane9(const double* __restrict__ in, ptrdiff_
 // Block 32x8 threads, tile 32*EX (x) by 8 (y), BAND output planes per block.
 template <int EX, int BAND>
 __global__ void __launch_bounds__(256)
-march_regs_kernel(const double* __restrict__ in, double* __restrict__ out, int n) {
+    march_regs_kernel(const double* __restrict__ in, double* __restrict__ out, int n) {
   const ptrdiff_t sz = (ptrdiff_t)n * n;
   const int y = 1 + blockIdx.y * 8 + threadIdx.y;
   const int z0 = 1 + blockIdx.z * BAND;
   const int z1 = min(z0 + BAND, n - 1);  // one past the last output plane of this band
 
   bool act[EX];
-  ptrdiff_t idx[EX];  // linear index of this thread's point in the current plane z
+  ptrdiff_t idx[EX];      // linear index of this thread's point in the current plane z
   double sm[EX], s0[EX];  // S[z-1], S[z]
 #pragma unroll
   for (int e = 0; e < EX; ++e) {
@@ -190,16 +185,11 @@ enum class Load { Plain, Async };
 
 // 16-byte global->shared copy, bypassing L1 (.cg). src_bytes = 0 writes 16 zero bytes without
 // reading global memory (the source address must still be a valid pointer).
-__device__ __forceinline__ void cp_async16(double* smem_dst, const double* gmem_src,
-                                           int src_bytes) {
+__device__ __forceinline__ void cp_async16(double* smem_dst, const double* gmem_src, int src_bytes) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem_src),
-               "r"(src_bytes)
-               : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem_src), "r"(src_bytes) : "memory");
 }
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 // Wait until at most N of this thread's most recent commit groups are still pending.
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
@@ -210,11 +200,11 @@ __device__ __forceinline__ void cp_async_wait() {
 // block; while marching in z only the plane base pointer changes.
 template <int TX, int TY, int THREADS>
 struct TileLoader {
-  static constexpr int W = TX + 4;    // shared row pitch in doubles (even: rows 16-byte aligned)
-  static constexpr int CPR = W / 2;   // 16-byte chunks per row
+  static constexpr int W = TX + 4;   // shared row pitch in doubles (even: rows 16-byte aligned)
+  static constexpr int CPR = W / 2;  // 16-byte chunks per row
   static constexpr int CHUNKS = (TY + 2) * CPR;
   static constexpr int LPT = (CHUNKS + THREADS - 1) / THREADS;  // chunks per thread
-  static constexpr int TILE = (TY + 2) * W;                      // doubles per plane tile
+  static constexpr int TILE = (TY + 2) * W;                     // doubles per plane tile
 
   int soff[LPT];  // chunk offset in the tile (doubles), -1 if this thread has no k-th chunk
   int goff[LPT];  // chunk offset in the global plane, -1 if outside the grid (zero-filled)
@@ -233,14 +223,12 @@ struct TileLoader {
   __device__ __forceinline__ void issue_async(double* tile, const double* plane) const {
 #pragma unroll
     for (int k = 0; k < LPT; ++k)
-      if (soff[k] >= 0)
-        cp_async16(tile + soff[k], goff[k] >= 0 ? plane + goff[k] : plane, goff[k] >= 0 ? 16 : 0);
+      if (soff[k] >= 0) cp_async16(tile + soff[k], goff[k] >= 0 ? plane + goff[k] : plane, goff[k] >= 0 ? 16 : 0);
   }
   __device__ __forceinline__ void load_regs(double2 (&v)[LPT], const double* plane) const {
 #pragma unroll
     for (int k = 0; k < LPT; ++k)
-      v[k] = goff[k] >= 0 ? __ldg(reinterpret_cast<const double2*>(plane + goff[k]))
-                          : make_double2(0.0, 0.0);
+      v[k] = goff[k] >= 0 ? __ldg(reinterpret_cast<const double2*>(plane + goff[k])) : make_double2(0.0, 0.0);
   }
   __device__ __forceinline__ void store_regs(double* tile, const double2 (&v)[LPT]) const {
 #pragma unroll
@@ -253,8 +241,7 @@ struct TileLoader {
 // then 3 rows. With RY = 1 that is the direct 9-load form; with RY > 1 the row sums are shared
 // by vertically adjacent outputs.
 template <int TX, int RY, int EX>
-__device__ __forceinline__ void tile_sums(const double* tile, int tx, int row0,
-                                          double (&s)[EX][RY]) {
+__device__ __forceinline__ void tile_sums(const double* tile, int tx, int row0, double (&s)[EX][RY]) {
   constexpr int W = TX + 4;
 #pragma unroll
   for (int e = 0; e < EX; ++e) {
@@ -270,7 +257,7 @@ __device__ __forceinline__ void tile_sums(const double* tile, int tx, int row0,
 
 template <int TX, int TY, int RY, int BAND, Load LD, int NB>
 __global__ void __launch_bounds__(32 * (TY / RY))
-march_smem_kernel(const double* __restrict__ in, double* __restrict__ out, int n) {
+    march_smem_kernel(const double* __restrict__ in, double* __restrict__ out, int n) {
   static_assert(TX % 32 == 0 && TY % RY == 0, "tile shape");
   static_assert(NB >= 1 && NB <= 4 && (LD == Load::Async || NB <= 2), "pipeline depth");
   constexpr int EX = TX / 32;
@@ -306,8 +293,7 @@ march_smem_kernel(const double* __restrict__ in, double* __restrict__ out, int n
       for (int e = 0; e < EX; ++e)
 #pragma unroll
         for (int j = 0; j < RY; ++j)
-          if (mask & (1u << (e * RY + j)))
-            o[(ptrdiff_t)j * n + 32 * e] = kC * (sm[e][j] + s0[e][j] + sp[e][j]);
+          if (mask & (1u << (e * RY + j))) o[(ptrdiff_t)j * n + 32 * e] = kC * (sm[e][j] + s0[e][j] + sp[e][j]);
     }
 #pragma unroll
     for (int e = 0; e < EX; ++e)
@@ -392,8 +378,7 @@ struct Variant {
 };
 
 static Variant naive_variant(int n) {
-  return {"naive", "naive", "{}", (const void*)naive_kernel, dim3(cdiv(n, 32), cdiv(n, 8), n),
-          dim3(32, 8, 1)};
+  return {"naive", "naive", "{}", (const void*)naive_kernel, dim3(cdiv(n, 32), cdiv(n, 8), n), dim3(32, 8, 1)};
 }
 
 template <int EX, int BAND>
@@ -401,21 +386,27 @@ static Variant march_regs_variant(int n) {
   char name[64], params[64];
   snprintf(name, sizeof name, "march_regs_ex%d_b%d", EX, BAND);
   snprintf(params, sizeof params, "{\"EX\":%d,\"BAND\":%d}", EX, BAND);
-  return {name, "march_regs", params, (const void*)march_regs_kernel<EX, BAND>,
-          dim3(cdiv(n, 32 * EX), cdiv(n - 2, 8), cdiv(n - 2, BAND)), dim3(32, 8, 1)};
+  return {name,
+          "march_regs",
+          params,
+          (const void*)march_regs_kernel<EX, BAND>,
+          dim3(cdiv(n, 32 * EX), cdiv(n - 2, 8), cdiv(n - 2, BAND)),
+          dim3(32, 8, 1)};
 }
 
 template <int TX, int TY, int RY, int BAND, Load LD, int NB>
 static Variant march_smem_variant(int n) {
-  const char* family =
-      RY > 1 ? "march_sep" : (LD == Load::Async ? "march_smem_async" : "march_smem_plain");
+  const char* family = RY > 1 ? "march_sep" : (LD == Load::Async ? "march_smem_async" : "march_smem_plain");
   char name[96], params[128];
   snprintf(name, sizeof name, "%s_tx%d_ty%d_ry%d_b%d_nb%d", family, TX, TY, RY, BAND, NB);
-  snprintf(params, sizeof params,
-           "{\"TX\":%d,\"TY\":%d,\"RY\":%d,\"BAND\":%d,\"NB\":%d,\"load\":\"%s\"}", TX, TY, RY,
+  snprintf(params, sizeof params, "{\"TX\":%d,\"TY\":%d,\"RY\":%d,\"BAND\":%d,\"NB\":%d,\"load\":\"%s\"}", TX, TY, RY,
            BAND, NB, LD == Load::Async ? "cp.async" : "plain");
-  return {name, family, params, (const void*)march_smem_kernel<TX, TY, RY, BAND, LD, NB>,
-          dim3(cdiv(n, TX), cdiv(n - 2, TY), cdiv(n - 2, BAND)), dim3(32, TY / RY, 1)};
+  return {name,
+          family,
+          params,
+          (const void*)march_smem_kernel<TX, TY, RY, BAND, LD, NB>,
+          dim3(cdiv(n, TX), cdiv(n - 2, TY), cdiv(n - 2, BAND)),
+          dim3(32, TY / RY, 1)};
 }
 
 static void launch(const Variant& v, const double* in, double* out, int n) {
@@ -500,9 +491,10 @@ static Diff compare(const double* a, const double* ref, size_t count, unsigned l
 
 static void report_copy(const char* name, double ms, double bytes, const Diff& d) {
   const char* check = d.maxdiff == 0.0 ? "PASS" : "FAIL";
-  printf("{\"variant\":\"%s\",\"family\":\"reference\",\"ms\":%.5f,\"gbps\":%.1f,\"regs\":null,"
-         "\"blocks_per_sm\":null,\"blocks\":null,\"maxdiff\":%.3e,\"check\":\"%s\"}\n",
-         name, ms, bytes / ms * 1e-6, d.maxdiff, check);
+  printf(
+      "{\"variant\":\"%s\",\"family\":\"reference\",\"ms\":%.5f,\"gbps\":%.1f,\"regs\":null,"
+      "\"blocks_per_sm\":null,\"blocks\":null,\"maxdiff\":%.3e,\"check\":\"%s\"}\n",
+      name, ms, bytes / ms * 1e-6, d.maxdiff, check);
   fprintf(stderr, "%-44s %9.4f %8.1f %36s %s\n", name, ms, bytes / ms * 1e-6, "", check);
   fflush(stdout);
 }
@@ -522,15 +514,16 @@ int main(int argc, char** argv) {
   const size_t bytes = count * sizeof(double);
   const double m = n - 2;
   const double floor_bytes = 8.0 * ((double)count + m * m * m);  // read in + write interior
-  const double copy_bytes = 2.0 * (double)bytes;                  // read + write n^3 doubles
+  const double copy_bytes = 2.0 * (double)bytes;                 // read + write n^3 doubles
 
-  printf("{\"device\":\"%s\",\"sms\":%d,\"l2_bytes\":%d,\"n\":%d,\"floor_bytes\":%.0f,"
-         "\"warmup\":%d,\"timed\":%d}\n",
-         prop.name, prop.multiProcessorCount, prop.l2CacheSize, n, floor_bytes, kWarmup, kTimed);
+  printf(
+      "{\"device\":\"%s\",\"sms\":%d,\"l2_bytes\":%d,\"n\":%d,\"floor_bytes\":%.0f,"
+      "\"warmup\":%d,\"timed\":%d}\n",
+      prop.name, prop.multiProcessorCount, prop.l2CacheSize, n, floor_bytes, kWarmup, kTimed);
   fprintf(stderr, "device: %s (%d SMs, L2 %.0f MiB)\n", prop.name, prop.multiProcessorCount,
           prop.l2CacheSize / 1048576.0);
-  fprintf(stderr, "grid %d^3, floor traffic %.4f GB, %d warm-up + %d timed launches each\n\n", n,
-          floor_bytes * 1e-9, kWarmup, kTimed);
+  fprintf(stderr, "grid %d^3, floor traffic %.4f GB, %d warm-up + %d timed launches each\n\n", n, floor_bytes * 1e-9,
+          kWarmup, kTimed);
 
   double *in, *out, *ref;
   unsigned long long* d_res;
@@ -542,20 +535,18 @@ int main(int argc, char** argv) {
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
 
-  fprintf(stderr, "%-44s %9s %8s %5s %6s %5s %9s %7s %5s\n", "variant", "ms", "GB/s", "regs",
-          "smem", "b/SM", "blocks", "%copy", "check");
+  fprintf(stderr, "%-44s %9s %8s %5s %6s %5s %9s %7s %5s\n", "variant", "ms", "GB/s", "regs", "smem", "b/SM", "blocks",
+          "%copy", "check");
 
   // Copy references.
-  const double memcpy_ms =
-      time_ms([&] { CK(cudaMemcpy(out, in, bytes, cudaMemcpyDeviceToDevice)); });
+  const double memcpy_ms = time_ms([&] { CK(cudaMemcpy(out, in, bytes, cudaMemcpyDeviceToDevice)); });
   report_copy("cudaMemcpyD2D", memcpy_ms, copy_bytes, compare(out, in, count, d_res));
 
   CK(cudaMemset(out, 0, bytes));
   const size_t count2 = count / 2;
   const unsigned copy_blocks = (unsigned)((count2 + 255) / 256);
   const double copyk_ms = time_ms([&] {
-    copy_kernel<<<copy_blocks, 256>>>(reinterpret_cast<const double2*>(in),
-                                      reinterpret_cast<double2*>(out), count2);
+    copy_kernel<<<copy_blocks, 256>>>(reinterpret_cast<const double2*>(in), reinterpret_cast<double2*>(out), count2);
   });
   report_copy("copy_kernel", copyk_ms, copy_bytes, compare(out, in, count, d_res));
 
@@ -588,15 +579,15 @@ int main(int argc, char** argv) {
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, v.func, threads, 0));
     const long long blocks = (long long)v.grid.x * v.grid.y * v.grid.z;
 
-    printf("{\"variant\":\"%s\",\"family\":\"%s\",\"params\":%s,\"ms\":%.5f,\"gbps\":%.1f,"
-           "\"regs\":%d,\"smem_bytes\":%zu,\"threads\":%d,\"blocks_per_sm\":%d,\"blocks\":%lld,"
-           "\"maxdiff\":%.3e,\"check\":\"%s\"}\n",
-           v.name.c_str(), v.family.c_str(), v.params.c_str(), ms, gbps, attr.numRegs,
-           attr.sharedSizeBytes, threads, blocks_per_sm, blocks, d.maxdiff, pass ? "PASS" : "FAIL");
+    printf(
+        "{\"variant\":\"%s\",\"family\":\"%s\",\"params\":%s,\"ms\":%.5f,\"gbps\":%.1f,"
+        "\"regs\":%d,\"smem_bytes\":%zu,\"threads\":%d,\"blocks_per_sm\":%d,\"blocks\":%lld,"
+        "\"maxdiff\":%.3e,\"check\":\"%s\"}\n",
+        v.name.c_str(), v.family.c_str(), v.params.c_str(), ms, gbps, attr.numRegs, attr.sharedSizeBytes, threads,
+        blocks_per_sm, blocks, d.maxdiff, pass ? "PASS" : "FAIL");
     fflush(stdout);
-    fprintf(stderr, "%-44s %9.4f %8.1f %5d %6zu %5d %9lld %6.1f%% %s\n", v.name.c_str(), ms, gbps,
-            attr.numRegs, attr.sharedSizeBytes, blocks_per_sm, blocks, 100.0 * gbps / copy_gbps,
-            pass ? "PASS" : "FAIL");
+    fprintf(stderr, "%-44s %9.4f %8.1f %5d %6zu %5d %9lld %6.1f%% %s\n", v.name.c_str(), ms, gbps, attr.numRegs,
+            attr.sharedSizeBytes, blocks_per_sm, blocks, 100.0 * gbps / copy_gbps, pass ? "PASS" : "FAIL");
   }
 
   CK(cudaFree(in));
