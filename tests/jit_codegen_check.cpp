@@ -745,7 +745,9 @@ TEST(JitCodegen, BatchesOfSmallProgramsCompile) {
 // it steps through rows, views a row apart paired. `by_planes`: the sum as cuPyNumeric's
 // stencil_27.py writes it (rows of three views, planes of three rows, the three planes), else
 // one view after the other.
-std::vector<Launched> stencil27_launches(ts::Runtime& rt, std::int64_t planes, std::int64_t m, bool by_planes) {
+// reversed (by_planes only): each row's views and each plane's rows summed from the last.
+std::vector<Launched> stencil27_launches(ts::Runtime& rt, std::int64_t planes, std::int64_t m, bool by_planes,
+                                         bool reversed = false) {
   auto grid = ts::random<double>({planes, m, m}, 3);
   rt.flush();
   auto s = [](int k) { return k == 0 ? ts::slice(0, -2) : k == 1 ? ts::slice(1, -1) : ts::slice(2, ts::end); };
@@ -758,7 +760,10 @@ std::vector<Launched> stencil27_launches(ts::Runtime& rt, std::int64_t planes, s
            ts::Array<double> plane[3];
            for (int a = 0; a < 3; ++a) {
              ts::Array<double> row[3];
-             for (int b = 0; b < 3; ++b) row[b] = g(a, b, 0) + g(a, b, 1) + g(a, b, 2);
+             for (int b = 0; b < 3; ++b) {
+               const int r = reversed ? 2 - b : b, c0 = reversed ? 2 : 0, c2 = 2 - c0;
+               row[b] = g(a, r, c0) + g(a, r, 1) + g(a, r, c2);
+             }
              plane[a] = row[0] + row[1] + row[2];
            }
            sum = plane[0] + plane[1] + plane[2];
@@ -921,6 +926,82 @@ TEST_F(TesseraTest, SumsOfThePlaneBeforeAreCarried) {
   EXPECT_EQ(occurrences(rows, kGlobalLoad), 9u) << stepped.source;
   EXPECT_EQ(occurrences(rows, "el::wrap_add"), 3 * (2 + 2) + 2u) << stepped.source;
   EXPECT_FALSE(cache.cubin(stepped, stats).empty()) << stepped.source;
+}
+
+// Rows longer than twice the largest column shift: the 9 views of the plane each step loads are
+// one store shifted by -1..1 rows and columns from its first (KernelShape::tile_of), so the
+// marching kernel stages the part of that plane its tile reads in shared memory (a 10 x 66 tile,
+// two buffers) and the 9 loads read it there, at literal offsets from one pointer a plane; only
+// the refill, once before the loop, reads global memory, and the next plane is loaded into
+// registers in a block of its own while this one computes.
+TEST_F(TesseraTest, ViewsOfOnePlaneAreStagedInTiles) {
+  const std::int64_t m = 40;
+  const std::vector<Launched> launches = stencil27_launches(rt(), 10, m, true);
+  ASSERT_FALSE(launches.empty());
+  const Launched& l = launches.back();
+  ASSERT_TRUE(l.shape.march_planes);
+  // View (a, b, c) is argument 9 a + 3 b + c: views of a plane (a) are its first view shifted by
+  // b rows and c columns; the store (argument 27) is not staged.
+  for (int a = 0; a < 27; ++a) {
+    EXPECT_EQ(l.shape.tile_of[a], a % 9 ? a - a % 9 + 1 : 0) << "argument " << a;
+    EXPECT_EQ(l.shape.tile_rows[a], a / 3 % 3) << "argument " << a;
+    EXPECT_EQ(l.shape.tile_columns[a], a % 3) << "argument " << a;
+  }
+  EXPECT_EQ(l.shape.tile_of[27], 0);
+  const td::GeneratedKernel march = td::generate_cuda(l.program, l.nargs, l.shape, 1);
+  ASSERT_TRUE(march.marches && march.carries) << march.source;
+  // DUMP_MARCH=<file> writes the kernel (docs/bench/2026-12-07d-gpu-h100/scripts/h27r-gen6.cu).
+  if (std::getenv("DUMP_MARCH")) std::ofstream(std::getenv("DUMP_MARCH")) << march.source;
+  const int E = td::kMarchElements, C = td::kMarchColumns;
+  const int width = C * E + 2, height = td::kMarchRows + 2;
+  EXPECT_EQ(occurrences(march.source, "__shared__ double tile0[2][" + std::to_string(width * height) + "];"), 1u)
+      << march.source;
+  EXPECT_EQ(occurrences(march.source, "__shared__"), 1u) << march.source;  // the other planes are carried
+  // The refill (once, before the loop) and the loop.
+  const std::size_t loop = march.source.find("  for (long i0 = first; i0 < last; ++i0) {\n");
+  ASSERT_NE(loop, std::string::npos) << march.source;
+  const std::string refill = march.source.substr(0, loop), marched = march.source.substr(loop);
+  EXPECT_EQ(occurrences(march.source, "carry"), 0u) << march.source;  // no flag, no branch per plane
+  EXPECT_EQ(occurrences(marched, kGlobalLoad), 0u) << march.source;
+  // Lane e reads view (2, b, c) at b * width + c + e * C from the thread's first element.
+  for (int e = 0; e < E; ++e)
+    for (int b = 0; b < 3; ++b)
+      for (int c = 0; c < 3; ++c)
+        EXPECT_EQ(occurrences(marched, "= tl0[" + std::to_string(b * width + c + e * C) + "];"), 1u)
+            << "lane " << e << ", row " << b << ", column " << c << "\n"
+            << march.source;
+  EXPECT_EQ(regex_matches(marched, R"(= tl0\[\d+\];)"), static_cast<std::size_t>(9 * E)) << march.source;
+  // The refill loads the band's first two planes' 18 views from global memory.
+  EXPECT_EQ(occurrences(refill, kGlobalLoad), static_cast<std::size_t>(18 * E)) << march.source;
+  // The next plane's part in a block of its own, before the plane's code.
+  EXPECT_LT(marched.find("    if (more) {\n      const double* const plane0"), marched.find("= tl0[")) << march.source;
+  // One barrier per plane and one after the band's first plane is staged.
+  EXPECT_EQ(occurrences(march.source, "__syncthreads();"), 2u) << march.source;
+  // Elements past the domain store nothing.
+  EXPECT_EQ(occurrences(marched, "if (inside) *("), 1u) << march.source;
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  EXPECT_FALSE(cache.cubin(march, stats).empty()) << march.source;
+}
+
+// Summed from each plane's last row and column, the views of a plane are its first view shifted
+// up and left: the tile starts two rows above and two columns left of the first view's element,
+// and its slots' offsets count from there (never negative: a negative offset marks a slot past
+// what the tile reads).
+TEST_F(TesseraTest, ViewsStagedFromTheirLastRowAndColumn) {
+  const std::vector<Launched> launches = stencil27_launches(rt(), 10, 40, true, true);
+  ASSERT_FALSE(launches.empty());
+  const Launched& l = launches.back();
+  ASSERT_TRUE(l.shape.march_planes);
+  int above = 0;
+  for (int a = 0; a < 27; ++a) above += l.shape.tile_rows[a] == -2 && l.shape.tile_columns[a] == -2;
+  EXPECT_EQ(above, 3) << "one view of each plane two rows up and two columns left of its first";
+  const td::GeneratedKernel march = td::generate_cuda(l.program, l.nargs, l.shape, 1);
+  EXPECT_EQ(regex_matches(march.source, R"(\.stride\[0\] \+ \(-2\) \* p\.args\[\d+\]\.stride\[1\] \+ \(-2\);)"), 2u)
+      << march.source;  // the band's first plane and the loop's next one
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  EXPECT_FALSE(cache.cubin(march, stats).empty()) << march.source;
 }
 
 // The 5-point stencil's views a row apart are 2 of its 5 loads and nothing computed from them is

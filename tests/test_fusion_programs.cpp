@@ -16,11 +16,14 @@ using ts::slice;
 
 // A 27-point average over the interior of an (n+2)^3 grid, written the way cuPyNumeric's example
 // is: 27 shifted views, sums along the last axis, then planes, then the whole, assigned back.
-void stencil27_step(const ts::Array<double>& grid) {
+// `reversed`: each row's views and each plane's rows from the last (the first view of a plane is
+// its last row's last column: the others lie above and to the left of it).
+void stencil27_step(const ts::Array<double>& grid, bool reversed = false) {
   auto s = [](int k) { return k == 0 ? slice(0, -2) : k == 1 ? slice(1, -1) : slice(2, end); };
+  auto r = [&](int k) { return s(reversed ? 2 - k : k); };
   ts::Array<double> rows[3][3], planes[3];
   for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) rows[a][b] = grid(s(a), s(b), s(0)) + grid(s(a), s(b), s(1)) + grid(s(a), s(b), s(2));
+    for (int b = 0; b < 3; ++b) rows[a][b] = grid(s(a), r(b), r(0)) + grid(s(a), r(b), r(1)) + grid(s(a), r(b), r(2));
   for (int a = 0; a < 3; ++a) planes[a] = rows[a][0] + rows[a][1] + rows[a][2];
   auto total = planes[0] + planes[1] + planes[2];
   auto work = 0.037 * total;
@@ -51,10 +54,10 @@ std::vector<double> host_stencil27(std::vector<double> g, int64_t n0, int64_t n1
 
 // `steps` steps of the 27-point stencil on an (n0 + 2, n1 + 2, n2 + 2) grid of test values
 // (`seed`), against the host's.
-bool stencil27_matches_host(int64_t n0, int64_t n1, int64_t n2, int steps, int seed) {
+bool stencil27_matches_host(int64_t n0, int64_t n1, int64_t n2, int steps, int seed, bool reversed = false) {
   const auto h = test_values<double>((n0 + 2) * (n1 + 2) * (n2 + 2), seed);
   auto grid = ts::from_host<double>({n0 + 2, n1 + 2, n2 + 2}, h);
-  for (int t = 0; t < steps; ++t) stencil27_step(grid);
+  for (int t = 0; t < steps; ++t) stencil27_step(grid, reversed);
   return close(grid.to_host(), host_stencil27(h, n0, n1, n2, steps), 1e-12);
 }
 
@@ -117,6 +120,14 @@ TEST_F(TesseraTest, Stencil27OverManyPlanesMatchesTheHost) { EXPECT_TRUE(stencil
 // docs/JIT.md "Planes marched") here are three along a row, the last of 22 columns, and three
 // down the plane, the last of one row.
 TEST_F(TesseraTest, Stencil27OverWideRowsMatchesTheHost) { EXPECT_TRUE(stencil27_matches_host(12, 17, 150, 2, 5)); }
+
+// The views of a plane summed from its last row's last column: on GPU builds the marching kernel
+// stages the plane's views in shared memory from the first view's row and column, and here the
+// others lie a row or two above and a column or two to the left of it (the tile starts there: at
+// the first tile of a plane, in the halo).
+TEST_F(TesseraTest, Stencil27WithItsViewsInReverseOrderMatchesTheHost) {
+  EXPECT_TRUE(stencil27_matches_host(12, 17, 70, 2, 6, true));
+}
 
 // A reflective boundary reads another row or column of the array it writes: disjoint, so no copy
 // of the right-hand side is made, and the assign and its negation are one kernel.

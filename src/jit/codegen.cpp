@@ -687,15 +687,152 @@ GeneratedKernel generate_batch(const std::vector<BatchPart>& parts, BatchOrder o
   return g;
 }
 
+// Views of one store in one plane that a marching kernel stages together (KernelShape::tile_of):
+// the part of the base argument's plane that a tile's loads of them read, rows [row_lo, row_hi]
+// and columns [column_lo, column_hi] around the tile.
+struct TileFamily {
+  int base = 0;
+  DType type = DType::Float64;
+  std::uint64_t members = 0;
+  int row_lo = 0, row_hi = 0, column_lo = 0, column_hi = 0;
+  int height() const { return kMarchRows + row_hi - row_lo; }
+  int width() const { return kMarchColumns * kMarchElements + column_hi - column_lo; }
+};
+// Staged only where at least kMinTileViews views share a tile (fewer read little twice), at most
+// kMaxTiles tiles and kMaxTileBytes of shared memory a block (two buffers each), which leaves
+// kMarchBlocksPerSM blocks resident.
+constexpr int kMinTileViews = 3;
+constexpr int kMaxTiles = 4;
+constexpr int kMaxTileBytes = 32 * 1024;
+
+std::vector<TileFamily> tile_families(const Program& program, const KernelShape& shape, const Emitter& emitter) {
+  std::vector<TileFamily> found;
+  for (int pc = 0; pc < static_cast<int>(program.code.size()); ++pc) {
+    const Instr& in = program.code[pc];
+    if (in.op != OpCode::Load || !emitter.loads_each_step(pc)) continue;
+    const int a = in.a, base = shape.tile_of[a] ? shape.tile_of[a] - 1 : a;
+    if (base == a &&
+        std::none_of(std::begin(shape.tile_of), std::end(shape.tile_of), [&](std::uint8_t b) { return b == a + 1; }))
+      continue;  // the only view of its tile
+    const int row = base == a ? 0 : shape.tile_rows[a], column = base == a ? 0 : shape.tile_columns[a];
+    auto f = std::find_if(found.begin(), found.end(), [&](const TileFamily& t) { return t.base == base; });
+    if (f == found.end()) {
+      found.push_back({base, in.type, 0, row, row, column, column});
+      f = found.end() - 1;
+    }
+    if (f->type != in.type) continue;  // (views of one store load one type)
+    f->members |= std::uint64_t(1) << a;
+    f->row_lo = std::min(f->row_lo, row), f->row_hi = std::max(f->row_hi, row);
+    f->column_lo = std::min(f->column_lo, column), f->column_hi = std::max(f->column_hi, column);
+  }
+  std::vector<TileFamily> kept;
+  int bytes = 0;
+  for (const TileFamily& f : found) {
+    int views = 0;
+    for (std::uint64_t m = f.members; m != 0; m &= m - 1) ++views;
+    const int size = 2 * f.height() * f.width() * static_cast<int>(size_of(f.type));
+    if (views < kMinTileViews || static_cast<int>(kept.size()) == kMaxTiles || bytes + size > kMaxTileBytes) continue;
+    kept.push_back(f);
+    bytes += size;
+  }
+  return kept;
+}
+
+// The tiles' code of a marching kernel (generate_march): each thread's share of a tile (element
+// threadIdx.x + k * kJitBlockX, k < slots), its offset in a plane of the base argument (or -1:
+// past what the tile's threads read, not loaded), the loads of plane `plane` into registers
+// pf<f>_<k>, their stores into buffer `buffer`, and the thread's first element in a tile.
+struct TileCode {
+  const std::vector<TileFamily>& families;
+  static int slots(const TileFamily& f) { return (f.height() * f.width() + kJitBlockX - 1) / kJitBlockX; }
+  std::string offsets(const std::string& indent) const {
+    constexpr int W = kMarchColumns * kMarchElements;
+    std::ostringstream s;
+    for (std::size_t f = 0; f < families.size(); ++f) {
+      const TileFamily& t = families[f];
+      const std::string a = "p.args[" + std::to_string(t.base) + "]";
+      // The rows and columns of the base argument's plane that the tile's threads read.
+      s << indent << "const long rows" << f << " = (n1 - t1 < " << kMarchRows << " ? n1 - t1 : " << kMarchRows << ") + "
+        << t.row_hi - t.row_lo << ", columns" << f << " = (n2 - t2 < " << W << " ? n2 - t2 : " << W << ") + "
+        << t.column_hi - t.column_lo << ";\n";
+      for (int k = 0; k < slots(t); ++k) {
+        const std::string e = "threadIdx.x + " + std::to_string(k * kJitBlockX);
+        s << indent << "const int o" << f << "_" << k << " = " << e << " < " << t.height() * t.width() << " && (" << e
+          << ") / " << t.width() << " < rows" << f << " && (" << e << ") % " << t.width() << " < columns" << f
+          << " ? static_cast<int>((t1 + (" << e << ") / " << t.width() << ") * " << a << ".stride[1] + t2 + (" << e
+          << ") % " << t.width() << ") : -1;\n";
+      }
+    }
+    return s.str();
+  }
+  // The loads into pf<f>_<k>, declared before (declare: here).
+  std::string loads(const std::string& plane, bool declare, const std::string& indent) const {
+    std::ostringstream s;
+    for (std::size_t f = 0; f < families.size(); ++f) {
+      const TileFamily& t = families[f];
+      const std::string T = ctype(t.type);
+      const std::string a = "p.args[" + std::to_string(t.base) + "]";
+      // The plane's element at the tile's first row and column (row_lo, column_lo from the
+      // base's element (t1, t2)): the slots' offsets from it are never negative.
+      s << indent << "const " << T << "* const plane" << f << " = reinterpret_cast<const " << T << "*>(" << a
+        << ".ptr) + " << a << ".origin + " << plane << " * " << a << ".stride[0]";
+      if (t.row_lo != 0) s << " + (" << t.row_lo << ") * " << a << ".stride[1]";
+      if (t.column_lo != 0) s << " + (" << t.column_lo << ")";
+      s << ";\n";
+      for (int k = 0; k < slots(t); ++k)
+        s << indent << (declare ? "const " + T + " " : "") << "pf" << f << "_" << k << " = o" << f << "_" << k
+          << " >= 0 ? plane" << f << "[o" << f << "_" << k << "] : " << T << "(0);\n";
+    }
+    return s.str();
+  }
+  std::string declarations(const std::string& indent) const {
+    std::ostringstream s;
+    for (std::size_t f = 0; f < families.size(); ++f)
+      for (int k = 0; k < slots(families[f]); ++k)
+        s << indent << ctype(families[f].type) << " pf" << f << "_" << k << ";\n";
+    return s.str();
+  }
+  // tl<f>: the element of tile f's current buffer at the thread's row and first column (literal
+  // offsets from it reach every view's element; threads past the plane's edge read elements that
+  // nothing stored this plane, and store nothing).
+  std::string pointers(const std::string& indent) const {
+    std::ostringstream s;
+    for (std::size_t f = 0; f < families.size(); ++f)
+      s << indent << "const " << ctype(families[f].type) << "* const tl" << f << " = &tile" << f
+        << "[buf][threadIdx.x / " << kMarchColumns << " * " << families[f].width() << " + threadIdx.x % "
+        << kMarchColumns << "];\n";
+    return s.str();
+  }
+  std::string stores(const std::string& buffer, const std::string& indent) const {
+    std::ostringstream s;
+    for (std::size_t f = 0; f < families.size(); ++f) {
+      const TileFamily& t = families[f];
+      for (int k = 0; k < slots(t); ++k) {
+        const std::string e = "threadIdx.x + " + std::to_string(k * kJitBlockX);
+        if ((k + 1) * kJitBlockX > t.height() * t.width())
+          s << indent << "if (" << e << " < " << t.height() * t.width() << ") ";
+        else
+          s << indent;
+        s << "tile" << f << "[" << buffer << "][" << e << "] = pf" << f << "_" << k << ";\n";
+      }
+    }
+    return s.str();
+  }
+};
+
 // A kernel that marches through planes (KernelShape::march_planes): a block takes a tile of a
 // plane, kMarchRows rows of kMarchColumns * kMarchElements columns (a warp per row, its lanes
 // along the row: coalesced; kMarchElements per thread, kMarchColumns apart), tile blockIdx.x,
 // and steps it through a band of consecutive planes, band blockIdx.y. Values of one plane are
 // kept in registers for the next (row_carry pairs views a plane apart here; jit/carry_plan.hpp):
-// cuPyNumeric's 27-point stencil computes the sum of one plane of 9 views per step, from 9 loads,
-// and its neighbours in the rows above and below are loaded by the block's other warps in the same
-// step, so they come from L1. Stepping through rows instead, a block's 256 threads took one row
-// and the rows of the planes before and after came from L2 (ncu on an H200: L2 93% busy; docs/JIT.md).
+// cuPyNumeric's 27-point stencil computes the sum of one plane of 9 views per step, from 9 loads.
+// Stepping through rows instead, a block's 256 threads took one row and the rows of the planes
+// before and after came from L2 (ncu on an H200: L2 93% busy; docs/JIT.md).
+// Views of one store in one plane (KernelShape::tile_of: the stencil's 9 views of its leading
+// plane) are staged: the block loads the part of the plane its tile reads into shared memory once,
+// each thread a few elements, coalesced, and the views' loads read it there; the next plane's part
+// is loaded into registers while this plane computes and stored into a second buffer after it, one
+// barrier a plane. Read from global memory (L1), the 9 views had each element fetched 9 times.
 // Blocks of a marching kernel resident per SM at least (__launch_bounds__): at most 40 registers
 // a thread. The kernel waits on memory latency, and the registers the compiler chose on its own
 // (62) held occupancy to 48%: with 6 blocks 73%, no spills, and the 27-point stencil at 512^3
@@ -705,35 +842,89 @@ constexpr int kMarchBlocksPerSM = 6;
 GeneratedKernel generate_march(const Program& program, int nargs, const KernelShape& shape) {
   static_assert(kMarchColumns * kMarchRows == kJitBlockX, "a marching block is one tile");
   constexpr int C = kMarchColumns, R = kMarchRows, E = kMarchElements;
+  Emitter emitter(program, shape);
+  emitter.use_row_offsets();
+  emitter.carry_rows(true);
+  const std::vector<TileFamily> families = tile_families(program, shape, emitter);
+  const TileCode tiles{families};
   std::ostringstream s;
   s << "// tessera fused kernel: " << program.describe() << "\n// marching through planes in tiles of " << C * E
-    << " x " << R << "\n";
+    << " x " << R << (families.empty() ? "" : ", views staged") << "\n";
   s << kernel_prelude(nargs);
   s << "\nextern \"C\" __global__ void __launch_bounds__(" << kJitBlockX << ", " << kMarchBlocksPerSM
     << ") tessera_fused(const KernelParams p) {\n"
     << "  const long n0 = p.domain.n[0], n1 = p.domain.n[1], n2 = p.domain.n[2];\n"
     << "  const long tiles = (n2 + " << C * E - 1 << ") / " << C * E << ";\n"
-    << "  const long tile1 = blockIdx.x / tiles, tile2 = blockIdx.x - tile1 * tiles;\n"
-    << "  const long i1 = tile1 * " << R << " + threadIdx.x / " << C << ", j = tile2 * " << C * E << " + threadIdx.x % "
-    << C << ";\n"
-    << "  if (i1 >= n1 || j >= n2) return;  // no barriers below\n"
-    << "  const long band = (n0 + gridDim.y - 1) / gridDim.y, first = blockIdx.y * band;\n"
+    << "  const long tile1 = blockIdx.x / tiles, tile2 = blockIdx.x - tile1 * tiles;\n";
+  std::vector<Lane> lanes;
+  const bool staged = !families.empty();
+  if (!staged) {
+    s << "  const long i1 = tile1 * " << R << " + threadIdx.x / " << C << ", j = tile2 * " << C * E
+      << " + threadIdx.x % " << C << ";\n"
+      << "  if (i1 >= n1 || j >= n2) return;  // no barriers below\n";
+    lanes.push_back({"j", E > 1 ? "_0" : ""});
+  } else {
+    // Threads past the plane's last row or column take part in the loads and barriers: they compute
+    // at the last row (column) and store nothing.
+    s << "  const long t1 = tile1 * " << R << ", t2 = tile2 * " << C * E << ";\n"
+      << "  const long i1 = t1 + threadIdx.x / " << C << " < n1 ? t1 + threadIdx.x / " << C << " : n1 - 1;\n"
+      << "  const long jr = t2 + threadIdx.x % " << C << ", j = jr < n2 ? jr : n2 - 1;\n"
+      << "  const bool inside = t1 + threadIdx.x / " << C << " < n1 && jr < n2;\n";
+    lanes.push_back({"j", E > 1 ? "_0" : "", "", "inside"});
+  }
+  s << "  const long band = (n0 + gridDim.y - 1) / gridDim.y, first = blockIdx.y * band;\n"
     << "  const long last = first + band < n0 ? first + band : n0;\n";
   // A thread's elements e = 1.. of a tile past the domain's last column load that column (the
   // same one in every plane: what they carry stays consistent) and store nothing.
-  std::vector<Lane> lanes{{"j", E > 1 ? "_0" : ""}};
+  const std::string j0 = staged ? "jr" : "j";
   for (int e = 1; e < E; ++e) {
-    const std::string column = "j_" + std::to_string(e), inside = "j + " + std::to_string(e * C) + " < n2";
-    s << "  const long " << column << " = " << inside << " ? j + " << e * C << " : n2 - 1;\n";
-    lanes.push_back({column, "_" + std::to_string(e), "", inside});
+    const std::string column = "j_" + std::to_string(e), past = j0 + " + " + std::to_string(e * C) + " < n2";
+    s << "  const long " << column << " = " << past << " ? " << j0 << " + " << e * C << " : n2 - 1;\n";
+    lanes.push_back({column, "_" + std::to_string(e), "", staged ? "inside && " + past : past, e * C});
   }
-  Emitter emitter(program, shape);
-  emitter.use_row_offsets();
-  emitter.carry_rows(true);
-  if (emitter.carries()) s << emitter.carry_declarations(lanes, "  ");
-  s << "  for (long i0 = first; i0 < last; ++i0) {\n" << row_offsets_of(program, shape, "    ");
-  emitter.carried_row(s, lanes, "    ", "true");
-  s << "  }\n}\n";
+  if (emitter.carries()) s << emitter.carry_declarations(lanes, "  ", staged);
+  for (std::size_t f = 0; f < families.size(); ++f) {
+    const TileFamily& t = families[f];
+    s << "  __shared__ " << ctype(t.type) << " tile" << f << "[2][" << t.height() * t.width() << "];\n";
+    for (int a = 0; a < nargs; ++a)
+      if (t.members >> a & 1) {
+        const bool own = a == t.base;
+        const int row = (own ? 0 : shape.tile_rows[a]) - t.row_lo,
+                  shift = (own ? 0 : shape.tile_columns[a]) - t.column_lo;
+        emitter.tile(a, "tl" + std::to_string(f), row * t.width() + shift);
+      }
+  }
+  if (!staged) {
+    s << "  for (long i0 = first; i0 < last; ++i0) {\n" << row_offsets_of(program, shape, "    ");
+    emitter.carried_row(s, lanes, "    ", "true");
+    s << "  }\n}\n";
+  } else {
+    // The band's first plane staged; the carried values refilled from global memory once, before
+    // the loop (inside it, the refill's registers were live in every plane: spills under NVRTC;
+    // running the band's first planes through the staged code instead, storing nothing, was
+    // slower: docs/JIT.md). Each plane loads the next one's part into registers first, in a block
+    // of its own (a conditional per load let the compiler issue them late, after the plane's first
+    // shared loads).
+    s << "  if (first >= last) return;  // the same for the whole block\n"
+      << tiles.offsets("  ") << "  int buf = 0;\n  {\n"
+      << tiles.loads("first", true, "    ") << tiles.stores("0", "    ") << "  }\n  __syncthreads();\n";
+    if (emitter.carries()) {
+      s << "  {\n    const long i0 = first;\n" << row_offsets_of(program, shape, "    ");
+      emitter.refill(s, lanes, "    ");
+      s << "  }\n";
+    }
+    s << "  for (long i0 = first; i0 < last; ++i0) {\n"
+      << row_offsets_of(program, shape, "    ") << "    const bool more = i0 + 1 < last;\n"
+      << tiles.declarations("    ") << "    if (more) {\n"
+      << tiles.loads("(i0 + 1)", false, "      ") << "    }\n"
+      << tiles.pointers("    ");
+    if (emitter.carries())
+      emitter.row_from_carried(s, lanes, "    ");
+    else
+      emitter.body(s, lanes, "    ");
+    s << "    if (more) {\n"
+      << tiles.stores("buf ^ 1", "      ") << "    }\n    __syncthreads();\n    buf ^= 1;\n  }\n}\n";
+  }
   GeneratedKernel g;
   g.elements = E;
   g.carries = emitter.carries();

@@ -215,13 +215,16 @@ inline const char* float_fn(OpCode op, bool single) {
 // `guard`: a condition under which the lane's reductions fold its values and its stores are made
 // ("": always); a sweep's lanes past the row's end or its last row, and a marching tile's past
 // the last column, load a clamped element and fold and store nothing.
+// `offset`: the lane's column minus the first lane's where lanes are a fixed distance apart (a
+// marching tile's; staged tiles are read at that offset from one pointer).
 struct Lane {
-  Lane(std::string c, std::string s, std::string a = "", std::string g = "")
-      : column(std::move(c)), suffix(std::move(s)), acc(std::move(a)), guard(std::move(g)) {}
+  Lane(std::string c, std::string s, std::string a = "", std::string g = "", int o = 0)
+      : column(std::move(c)), suffix(std::move(s)), acc(std::move(a)), guard(std::move(g)), offset(o) {}
   std::string column;
   std::string suffix;
   std::string acc;
   std::string guard;
+  int offset;
 };
 
 // The program as straight-line code. Register r holds variable v<pc of its last definition>;
@@ -270,6 +273,20 @@ class Emitter {
   void hoist(std::uint64_t args) { hoisted_ = args; }
   // Addresses read the row offsets r<owner> (row_offsets_of) instead of computing them.
   void use_row_offsets() { row_offsets_ = true; }
+  // Plane marching with staged tiles (generate_march): in a plane's code (not a carrying kernel's
+  // refill) a load of argument a reads `pointer`[offset + the lane's offset], `pointer` being the
+  // thread's first element in the current plane's tile in shared memory. One pointer a plane and
+  // literal offsets: each load computing its own 64-bit address took 50% more instructions a plane
+  // (docs/JIT.md, "Planes marched").
+  void tile(int a, const std::string& pointer, int offset) {
+    tiled_[a] = {pointer, offset};
+    staging_ = true;
+  }
+  // Whether load pc is made in every plane (or row): not carried from the one before.
+  bool loads_each_step(int pc) const { return !carries() || (plan_.emitted[pc] && !plan_.root[pc]); }
+  // Whether the code being emitted reads argument a from a staged tile (a plane's code, not the
+  // refill).
+  bool reads_tile(int a) const { return !tiled_[a].pointer.empty() && (carrying_ || !carries()); }
   // Loads of these arguments take two lanes at a time, lanes 2m and 2m + 1 being adjacent columns
   // of one row, as one vector load (generate_along's rows, which check the alignment first).
   void pair_loads(std::uint64_t args) { paired_ = args; }
@@ -290,11 +307,13 @@ class Emitter {
   // ? c : *p`) made the 27-point stencil issue-bound (ncu on an H200: 76% SM throughput).
   void carry_rows(bool on) { plan_ = on ? plan_carry(p_, shape_) : CarryPlan{}; }
   bool carries() const { return !plan_.empty(); }
-  std::string carry_declarations(const std::vector<Lane>& lanes, const std::string& indent) const {
+  // refilled_each_band: no `carry` flag (the kernel refills before its loop: refill()).
+  std::string carry_declarations(const std::vector<Lane>& lanes, const std::string& indent,
+                                 bool refilled_each_band = false) const {
     std::ostringstream out;
     for (int q : plan_.registers)
       for (const Lane& lane : lanes) out << indent << value_type(q) << " c" << q << lane.suffix << " = 0;\n";
-    out << indent << "bool carry = false;\n";
+    if (!refilled_each_band) out << indent << "bool carry = false;\n";
     return out.str();
   }
   // A row's code (`body`) where the row before may have run. Carrying: where it did not (`carry`
@@ -305,13 +324,24 @@ class Emitter {
                    const std::string& carry_next) {
     if (!carries()) return body(out, lanes, indent);
     out << indent << "if (!carry) {\n";
+    refill(out, lanes, indent + "  ");
+    out << indent << "}\n";
+    row_from_carried(out, lanes, indent);
+    out << indent << "carry = " << carry_next << ";\n";
+  }
+  // The parts of carried_row, for a kernel that refills once before its loop (generate_march's
+  // staged tiles): the roots' values computed from loads into their registers; a row's code with
+  // the roots reading them, then each register taking its partner's value for the next row.
+  void refill(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent) {
     only_ = &plan_.refilled;
-    body(out, lanes, indent + "  ");
+    body(out, lanes, indent);
+    only_ = nullptr;
     for (std::size_t k = 0; k < plan_.registers.size(); ++k)
       for (const Lane& lane : lanes)
-        out << indent << "  c" << plan_.registers[k] << lane.suffix << " = v" << plan_.refill_from[k] << lane.suffix
+        out << indent << "c" << plan_.registers[k] << lane.suffix << " = v" << plan_.refill_from[k] << lane.suffix
             << ";\n";
-    out << indent << "}\n";
+  }
+  void row_from_carried(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent) {
     only_ = &plan_.emitted;
     carrying_ = true;
     body(out, lanes, indent);
@@ -319,14 +349,21 @@ class Emitter {
     carrying_ = false;
     for (int q : plan_.registers)
       for (const Lane& lane : lanes) out << indent << "c" << q << lane.suffix << " = v" << q << lane.suffix << ";\n";
-    out << indent << "carry = " << carry_next << ";\n";
   }
   // Instructions [pc0, pc1) (a nested reduction's inner or outer code); registers defined before
   // pc0 keep their names.
   void body(std::ostream& out, const std::vector<Lane>& lanes, const std::string& indent, int pc0, int n) {
     const auto emits = [&](int pc) { return only_ == nullptr || (*only_)[pc]; };
+    // Loads from a staged tile (shared memory: short latency) stay in program order, where their
+    // values are used: all first, a 27-point stencil's 18 of them held 36 registers at once.
+    // So do a staging kernel's refill loads (once a band, before its loop: a 27-point stencil's 36
+    // of them first would not fit the kernel's 40 registers).
+    const bool refilling = carries() && !carrying_;
+    const auto early = [&](int pc) {
+      return p_.code[pc].op == OpCode::Load && !reads_tile(p_.code[pc].a) && !(staging_ && refilling);
+    };
     for (int pc = pc0; pc < n; ++pc) {  // loads read no register: their lines need no renaming state
-      if (p_.code[pc].op != OpCode::Load || !emits(pc)) continue;
+      if (!early(pc) || !emits(pc)) continue;
       if (paired_ >> p_.code[pc].a & 1) {
         for (std::size_t m = 0; m + 1 < lanes.size(); m += 2) out << indent << paired_load(pc, lanes[m], lanes[m + 1]);
       } else {
@@ -336,7 +373,7 @@ class Emitter {
     if (pc0 == 0) current_.assign(static_cast<std::size_t>(p_.registers), -1);
     for (int pc = pc0; pc < n; ++pc) {
       const Instr& in = p_.code[pc];
-      if (in.op != OpCode::Load && emits(pc))
+      if (!early(pc) && emits(pc))
         for (const Lane& lane : lanes) out << indent << instruction(pc, lane);
       // After every lane's line: an instruction may read the register it redefines.
       if (defines_register(in.op)) current_[in.dst] = pc;
@@ -407,6 +444,10 @@ class Emitter {
         }
         if (hoisted_ >> in.a & 1) {
           out << "hoisted" << in.a << "[ji];\n";
+          return out.str();
+        }
+        if (reads_tile(in.a)) {
+          out << tiled_[in.a].pointer << "[" << tiled_[in.a].offset + lane.offset << "];\n";
           return out.str();
         }
         if ((staged_ >> in.a & 1) && staged_certain_) {
@@ -661,6 +702,12 @@ class Emitter {
   std::uint64_t hoisted_ = 0;
   bool row_offsets_ = false;
   std::uint64_t paired_ = 0;
+  struct Tiled {
+    std::string pointer;  // empty: not staged
+    int offset = 0;
+  };
+  Tiled tiled_[kMaxArgs];
+  bool staging_ = false;  // some argument is staged
   CarryPlan plan_;
   bool carrying_ = false;                    // roots read their registers
   const std::vector<char>* only_ = nullptr;  // the instructions body() emits (null: all)

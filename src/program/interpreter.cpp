@@ -2,6 +2,7 @@
 
 #include <Kokkos_NumericTraits.hpp>
 #include <algorithm>
+#include <limits>
 
 #include "tessera/core/error.hpp"
 #include "tessera/program/element_ops.hpp"
@@ -543,6 +544,40 @@ int row_lanes(const Program& program) {
   return kRowLanes;
 }
 
+namespace {
+// KernelShape::tile_of for the arguments in `eligible`: each is the first eligible argument of its
+// store, strides and plane shifted by a few rows and columns (origin difference rows * stride[1] +
+// columns: unique where a row is longer than twice the largest column shift and a plane longer
+// than twice the largest such difference, so no shift of another plane looks like one).
+void tile_views(const std::vector<Accessor>& args, std::uint64_t eligible, KernelShape& shape) {
+  for (std::size_t a = 0; a < args.size(); ++a) {
+    const Accessor& x = args[a];
+    const std::int64_t reach = kMaxTileRowShift * x.stride[1] + kMaxColumnShift;
+    // (A tile's offsets in its plane are 32-bit integers in the kernel.)
+    if (!(eligible >> a & 1) || x.stride[1] <= 2 * kMaxColumnShift || x.stride[0] <= 2 * reach ||
+        x.stride[0] > std::numeric_limits<std::int32_t>::max() / 2)
+      continue;
+    for (std::size_t b = 0; b < a; ++b) {
+      const Accessor& y = args[b];
+      if (!(eligible >> b & 1) || shape.tile_of[b] != 0 || y.ptr != x.ptr || y.stride[0] != x.stride[0] ||
+          y.stride[1] != x.stride[1])
+        continue;
+      const std::int64_t shift = x.origin - y.origin, pitch = x.stride[1];
+      // The nearest whole number of rows; the rest is the column shift.
+      const std::int64_t rows = (shift >= 0 ? shift + pitch / 2 : shift - pitch / 2) / pitch;
+      const std::int64_t columns = shift - rows * pitch;
+      if (rows < -kMaxTileRowShift || rows > kMaxTileRowShift || columns < -kMaxColumnShift ||
+          columns > kMaxColumnShift)
+        continue;
+      shape.tile_of[a] = static_cast<std::uint8_t>(b + 1);
+      shape.tile_rows[a] = static_cast<std::int8_t>(rows);
+      shape.tile_columns[a] = static_cast<std::int8_t>(columns);
+      break;
+    }
+  }
+}
+}  // namespace
+
 KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& args, const Domain& domain) {
   KernelShape shape;
   shape.flat = domain.n[0] * domain.n[1] == 1;
@@ -636,6 +671,7 @@ KernelShape kernel_shape(const Program& program, const std::vector<Accessor>& ar
                          domain.n[1] >= kMarchRows;
   if (may_march && 3 * pair(0) >= 2 * loads) {
     shape.march_planes = true;
+    tile_views(args, carriable & shape.unit, shape);
     return shape;
   }
   pair(1);

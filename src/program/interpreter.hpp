@@ -47,6 +47,8 @@ constexpr std::int64_t kMaxColumnShift = 16;
 constexpr int kMarchColumns = 32;
 constexpr int kMarchRows = 8;
 constexpr int kMinMarchLoads = 9;
+// The largest |row shift| between views a marching kernel stages together (KernelShape::tile_of).
+constexpr int kMaxTileRowShift = 4;
 constexpr std::int64_t kMinMarchPlanes = 8;
 
 // What a launch lets a compiled kernel assume, part of the kernel's identity: a flat domain (one
@@ -87,6 +89,15 @@ struct KernelShape {
   // of a 27-point stencil instead of three; 0: a is addressed on its own.
   std::uint8_t column_of[kMaxArgs] = {};
   std::int8_t column_shift[kMaxArgs] = {};
+  // Plane marching only: tile_of[a] = b + 1: argument a is argument b (b < a, tile_of[b] == 0) in
+  // the same plane, shifted by tile_rows[a] rows and tile_columns[a] columns (views of one store
+  // the program does not write, both stride 1 along rows: a 27-point stencil's nine views of one
+  // plane), so a marching kernel stages the part of b's plane that a tile's loads of such views
+  // read in shared memory, once per plane, and takes the loads from there (jit/codegen.cpp,
+  // generate_march); 0: a is loaded on its own (or is the first of its views).
+  std::uint8_t tile_of[kMaxArgs] = {};
+  std::int8_t tile_rows[kMaxArgs] = {};
+  std::int8_t tile_columns[kMaxArgs] = {};
   // A nested reduction's inner extent (domain.n[nested.dim]: k-means' dimensions) where it is 1
   // to kMaxFixedNestedExtent, which its kernel is compiled for (its inner loops unrolled without
   // guards); 0: known only at run time.
@@ -108,7 +119,10 @@ struct KernelShape {
            std::memcmp(a.same_rows, b.same_rows, sizeof a.same_rows) == 0 &&
            std::memcmp(a.row_carry, b.row_carry, sizeof a.row_carry) == 0 &&
            std::memcmp(a.column_of, b.column_of, sizeof a.column_of) == 0 &&
-           std::memcmp(a.column_shift, b.column_shift, sizeof a.column_shift) == 0;
+           std::memcmp(a.column_shift, b.column_shift, sizeof a.column_shift) == 0 &&
+           std::memcmp(a.tile_of, b.tile_of, sizeof a.tile_of) == 0 &&
+           std::memcmp(a.tile_rows, b.tile_rows, sizeof a.tile_rows) == 0 &&
+           std::memcmp(a.tile_columns, b.tile_columns, sizeof a.tile_columns) == 0;
   }
 };
 static_assert(kMaxArgs <= 64, "KernelShape has one bit per argument");
