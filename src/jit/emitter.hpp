@@ -357,7 +357,7 @@ class Emitter {
     // Loads from a staged tile (shared memory: short latency) stay in program order, where their
     // values are used: all first, a 27-point stencil's 18 of them held 36 registers at once.
     // So do a staging kernel's refill loads (once a band, before its loop: a 27-point stencil's 36
-    // of them first would not fit the kernel's 40 registers).
+    // of them first would hold 72 registers, where the kernel has 40).
     const bool refilling = carries() && !carrying_;
     const auto early = [&](int pc) {
       return p_.code[pc].op == OpCode::Load && !reads_tile(p_.code[pc].a) && !(staging_ && refilling);

@@ -1,5 +1,5 @@
-// tessera fused kernel: add add add add add add add add add add add add add add add add add add add add add add add add add add mul store
-// marching through planes in tiles of 64 x 8, views staged
+// tessera fused kernel: add add add add add add add add add add add add add add add add add add add add add add add add
+// add add mul store marching through planes in tiles of 64 x 8, views staged
 #define KMAX_CONSTANTS 64
 #define KMAX_ARGS 28
 
@@ -7,15 +7,27 @@ namespace std {
 using int32_t = int;
 using int64_t = long;
 using uint64_t = unsigned long;
-template <class T, class U> constexpr bool is_same_v = false;
-template <class T> constexpr bool is_same_v<T, T> = true;
-template <class T> constexpr bool is_integral_v = is_same_v<T, bool> || is_same_v<T, int> || is_same_v<T, long> ||
-                                                  is_same_v<T, unsigned> || is_same_v<T, unsigned long>;
-template <class T> constexpr bool is_floating_point_v = is_same_v<T, float> || is_same_v<T, double>;
-template <class T> struct make_unsigned;
-template <> struct make_unsigned<int> { using type = unsigned; };
-template <> struct make_unsigned<long> { using type = unsigned long; };
-template <class T> using make_unsigned_t = typename make_unsigned<T>::type;
+template <class T, class U>
+constexpr bool is_same_v = false;
+template <class T>
+constexpr bool is_same_v<T, T> = true;
+template <class T>
+constexpr bool is_integral_v = is_same_v<T, bool> || is_same_v<T, int> || is_same_v<T, long> ||
+                               is_same_v<T, unsigned> || is_same_v<T, unsigned long>;
+template <class T>
+constexpr bool is_floating_point_v = is_same_v<T, float> || is_same_v<T, double>;
+template <class T>
+struct make_unsigned;
+template <>
+struct make_unsigned<int> {
+  using type = unsigned;
+};
+template <>
+struct make_unsigned<long> {
+  using type = unsigned long;
+};
+template <class T>
+using make_unsigned_t = typename make_unsigned<T>::type;
 }  // namespace std
 #define KOKKOS_FORCEINLINE_FUNCTION __device__ __forceinline__
 namespace tessera_math {
@@ -30,8 +42,6 @@ __device__ __forceinline__ float fmod(float x, float y) { return ::fmodf(x, y); 
 // Scalar semantics of every instruction, shared by all fused-kernel backends so that they can
 // never disagree. Integers wrap as NumPy's do (computed unsigned: signed overflow is undefined in
 // C++); floating max/min propagate NaN as np.maximum/np.minimum do.
-
-
 
 namespace tessera::detail::element {
 
@@ -208,9 +218,23 @@ KOKKOS_FORCEINLINE_FUNCTION bool arg_better(bool is_max, T a, std::int64_t ia, T
 
 }  // namespace tessera::detail::element
 
-struct Accessor { char* ptr; long origin; long stride[3]; };
-struct Domain { long n[3]; long global_origin[3]; long global_stride[3]; };
-union Value { bool b; int i32; long i64; float f32; double f64; };
+struct Accessor {
+  char* ptr;
+  long origin;
+  long stride[3];
+};
+struct Domain {
+  long n[3];
+  long global_origin[3];
+  long global_stride[3];
+};
+union Value {
+  bool b;
+  int i32;
+  long i64;
+  float f32;
+  double f64;
+};
 struct KernelParams {
   Domain domain;
   Value constants[KMAX_CONSTANTS];
@@ -243,12 +267,22 @@ extern "C" __global__ void __launch_bounds__(256, 6) tessera_fused(const KernelP
   __shared__ double tile0[2][660];
   if (first >= last) return;  // the same for the whole block
   const long rows0 = (n1 - t1 < 8 ? n1 - t1 : 8) + 2, columns0 = (n2 - t2 < 64 ? n2 - t2 : 64) + 2;
-  const int o0_0 = threadIdx.x + 0 < 660 && (threadIdx.x + 0) / 66 < rows0 && (threadIdx.x + 0) % 66 < columns0 ? static_cast<int>((t1 + (threadIdx.x + 0) / 66) * p.args[18].stride[1] + t2 + (threadIdx.x + 0) % 66) : -1;
-  const int o0_1 = threadIdx.x + 256 < 660 && (threadIdx.x + 256) / 66 < rows0 && (threadIdx.x + 256) % 66 < columns0 ? static_cast<int>((t1 + (threadIdx.x + 256) / 66) * p.args[18].stride[1] + t2 + (threadIdx.x + 256) % 66) : -1;
-  const int o0_2 = threadIdx.x + 512 < 660 && (threadIdx.x + 512) / 66 < rows0 && (threadIdx.x + 512) % 66 < columns0 ? static_cast<int>((t1 + (threadIdx.x + 512) / 66) * p.args[18].stride[1] + t2 + (threadIdx.x + 512) % 66) : -1;
+  const int o0_0 =
+      threadIdx.x + 0 < 660 && (threadIdx.x + 0) / 66 < rows0 && (threadIdx.x + 0) % 66 < columns0
+          ? static_cast<int>((t1 + (threadIdx.x + 0) / 66) * p.args[18].stride[1] + t2 + (threadIdx.x + 0) % 66)
+          : -1;
+  const int o0_1 =
+      threadIdx.x + 256 < 660 && (threadIdx.x + 256) / 66 < rows0 && (threadIdx.x + 256) % 66 < columns0
+          ? static_cast<int>((t1 + (threadIdx.x + 256) / 66) * p.args[18].stride[1] + t2 + (threadIdx.x + 256) % 66)
+          : -1;
+  const int o0_2 =
+      threadIdx.x + 512 < 660 && (threadIdx.x + 512) / 66 < rows0 && (threadIdx.x + 512) % 66 < columns0
+          ? static_cast<int>((t1 + (threadIdx.x + 512) / 66) * p.args[18].stride[1] + t2 + (threadIdx.x + 512) % 66)
+          : -1;
   int buf = 0;
   {
-    const double* const plane0 = reinterpret_cast<const double*>(p.args[18].ptr) + p.args[18].origin + first * p.args[18].stride[0];
+    const double* const plane0 =
+        reinterpret_cast<const double*>(p.args[18].ptr) + p.args[18].origin + first * p.args[18].stride[0];
     const double pf0_0 = o0_0 >= 0 ? plane0[o0_0] : double(0);
     const double pf0_1 = o0_1 >= 0 ? plane0[o0_1] : double(0);
     const double pf0_2 = o0_2 >= 0 ? plane0[o0_2] : double(0);
@@ -340,7 +374,8 @@ extern "C" __global__ void __launch_bounds__(256, 6) tessera_fused(const KernelP
     double pf0_1;
     double pf0_2;
     if (more) {
-      const double* const plane0 = reinterpret_cast<const double*>(p.args[18].ptr) + p.args[18].origin + (i0 + 1) * p.args[18].stride[0];
+      const double* const plane0 =
+          reinterpret_cast<const double*>(p.args[18].ptr) + p.args[18].origin + (i0 + 1) * p.args[18].stride[0];
       pf0_0 = o0_0 >= 0 ? plane0[o0_0] : double(0);
       pf0_1 = o0_1 >= 0 ? plane0[o0_1] : double(0);
       pf0_2 = o0_2 >= 0 ? plane0[o0_2] : double(0);

@@ -1,5 +1,5 @@
-// tessera fused kernel: add add add add add add add add add add add add add add add add add add add add add add add add add add mul store
-// marching through planes in tiles of 64 x 8, views staged
+// tessera fused kernel: add add add add add add add add add add add add add add add add add add add add add add add add
+// add add mul store marching through planes in tiles of 64 x 8
 #define KMAX_CONSTANTS 64
 #define KMAX_ARGS 28
 
@@ -7,15 +7,27 @@ namespace std {
 using int32_t = int;
 using int64_t = long;
 using uint64_t = unsigned long;
-template <class T, class U> constexpr bool is_same_v = false;
-template <class T> constexpr bool is_same_v<T, T> = true;
-template <class T> constexpr bool is_integral_v = is_same_v<T, bool> || is_same_v<T, int> || is_same_v<T, long> ||
-                                                  is_same_v<T, unsigned> || is_same_v<T, unsigned long>;
-template <class T> constexpr bool is_floating_point_v = is_same_v<T, float> || is_same_v<T, double>;
-template <class T> struct make_unsigned;
-template <> struct make_unsigned<int> { using type = unsigned; };
-template <> struct make_unsigned<long> { using type = unsigned long; };
-template <class T> using make_unsigned_t = typename make_unsigned<T>::type;
+template <class T, class U>
+constexpr bool is_same_v = false;
+template <class T>
+constexpr bool is_same_v<T, T> = true;
+template <class T>
+constexpr bool is_integral_v = is_same_v<T, bool> || is_same_v<T, int> || is_same_v<T, long> ||
+                               is_same_v<T, unsigned> || is_same_v<T, unsigned long>;
+template <class T>
+constexpr bool is_floating_point_v = is_same_v<T, float> || is_same_v<T, double>;
+template <class T>
+struct make_unsigned;
+template <>
+struct make_unsigned<int> {
+  using type = unsigned;
+};
+template <>
+struct make_unsigned<long> {
+  using type = unsigned long;
+};
+template <class T>
+using make_unsigned_t = typename make_unsigned<T>::type;
 }  // namespace std
 #define KOKKOS_FORCEINLINE_FUNCTION __device__ __forceinline__
 namespace tessera_math {
@@ -30,8 +42,6 @@ __device__ __forceinline__ float fmod(float x, float y) { return ::fmodf(x, y); 
 // Scalar semantics of every instruction, shared by all fused-kernel backends so that they can
 // never disagree. Integers wrap as NumPy's do (computed unsigned: signed overflow is undefined in
 // C++); floating max/min propagate NaN as np.maximum/np.minimum do.
-
-
 
 namespace tessera::detail::element {
 
@@ -208,9 +218,23 @@ KOKKOS_FORCEINLINE_FUNCTION bool arg_better(bool is_max, T a, std::int64_t ia, T
 
 }  // namespace tessera::detail::element
 
-struct Accessor { char* ptr; long origin; long stride[3]; };
-struct Domain { long n[3]; long global_origin[3]; long global_stride[3]; };
-union Value { bool b; int i32; long i64; float f32; double f64; };
+struct Accessor {
+  char* ptr;
+  long origin;
+  long stride[3];
+};
+struct Domain {
+  long n[3];
+  long global_origin[3];
+  long global_stride[3];
+};
+union Value {
+  bool b;
+  int i32;
+  long i64;
+  float f32;
+  double f64;
+};
 struct KernelParams {
   Domain domain;
   Value constants[KMAX_CONSTANTS];
@@ -229,102 +253,83 @@ extern "C" __global__ void __launch_bounds__(256, 6) tessera_fused(const KernelP
   const long n0 = p.domain.n[0], n1 = p.domain.n[1], n2 = p.domain.n[2];
   const long tiles = (n2 + 63) / 64;
   const long tile1 = blockIdx.x / tiles, tile2 = blockIdx.x - tile1 * tiles;
-  const long t1 = tile1 * 8, t2 = tile2 * 64;
-  const long i1 = t1 + threadIdx.x / 32 < n1 ? t1 + threadIdx.x / 32 : n1 - 1, ti = i1 - t1;
-  const long jr = t2 + threadIdx.x % 32, j = jr < n2 ? jr : n2 - 1;
-  const bool inside = t1 + threadIdx.x / 32 < n1 && jr < n2;
+  const long i1 = tile1 * 8 + threadIdx.x / 32, j = tile2 * 64 + threadIdx.x % 32;
+  if (i1 >= n1 || j >= n2) return;  // no barriers below
   const long band = (n0 + gridDim.y - 1) / gridDim.y, first = blockIdx.y * band;
   const long last = first + band < n0 ? first + band : n0;
-  const long j_1 = jr + 32 < n2 ? jr + 32 : n2 - 1;
+  const long j_1 = j + 32 < n2 ? j + 32 : n2 - 1;
   double c34_0 = 0;
   double c34_1 = 0;
   double c52_0 = 0;
   double c52_1 = 0;
   bool carry = false;
-  __shared__ double tile0[2][660];
-  if (first >= last) return;  // the same for the whole block
-  const long rows0 = (n1 - t1 < 8 ? n1 - t1 : 8) + 2, columns0 = (n2 - t2 < 64 ? n2 - t2 : 64) + 2;
-  const int o0_0 = threadIdx.x + 0 < 660 && (threadIdx.x + 0) / 66 < rows0 && (threadIdx.x + 0) % 66 < columns0 ? static_cast<int>((t1 + 0 + (threadIdx.x + 0) / 66) * p.args[18].stride[1] + t2 + 0 + (threadIdx.x + 0) % 66) : -1;
-  const int o0_1 = threadIdx.x + 256 < 660 && (threadIdx.x + 256) / 66 < rows0 && (threadIdx.x + 256) % 66 < columns0 ? static_cast<int>((t1 + 0 + (threadIdx.x + 256) / 66) * p.args[18].stride[1] + t2 + 0 + (threadIdx.x + 256) % 66) : -1;
-  const int o0_2 = threadIdx.x + 512 < 660 && (threadIdx.x + 512) / 66 < rows0 && (threadIdx.x + 512) % 66 < columns0 ? static_cast<int>((t1 + 0 + (threadIdx.x + 512) / 66) * p.args[18].stride[1] + t2 + 0 + (threadIdx.x + 512) % 66) : -1;
-  const int s_0 = static_cast<int>(threadIdx.x / 32 * 66 + threadIdx.x % 32);
-  int buf = 0;
-  {
-    const double* const plane0 = reinterpret_cast<const double*>(p.args[18].ptr) + p.args[18].origin + first * p.args[18].stride[0];
-    const double pf0_0 = o0_0 >= 0 ? plane0[o0_0] : double(0);
-    const double pf0_1 = o0_1 >= 0 ? plane0[o0_1] : double(0);
-    const double pf0_2 = o0_2 >= 0 ? plane0[o0_2] : double(0);
-    tile0[0][threadIdx.x + 0] = pf0_0;
-    tile0[0][threadIdx.x + 256] = pf0_1;
-    if (threadIdx.x + 512 < 660) tile0[0][threadIdx.x + 512] = pf0_2;
-  }
-  __syncthreads();
-  {
-    const long r0 = first * p.args[0].stride[0] + i1 * p.args[0].stride[1];
+  for (long i0 = first; i0 < last; ++i0) {
+    const long r0 = i0 * p.args[0].stride[0] + i1 * p.args[0].stride[1];
+    if (!carry) {
       const double v1_0 = *(reinterpret_cast<const double*>(p.args[0].ptr) + (p.args[0].origin + r0 + j));
       const double v1_1 = *(reinterpret_cast<const double*>(p.args[0].ptr) + (p.args[0].origin + r0 + j_1));
       const double v2_0 = *(reinterpret_cast<const double*>(p.args[0].ptr) + (p.args[0].origin + r0 + j) + 1);
       const double v2_1 = *(reinterpret_cast<const double*>(p.args[0].ptr) + (p.args[0].origin + r0 + j_1) + 1);
-      const double v3_0 = static_cast<double>(el::wrap_add(static_cast<double>(v1_0), static_cast<double>(v2_0)));
-      const double v3_1 = static_cast<double>(el::wrap_add(static_cast<double>(v1_1), static_cast<double>(v2_1)));
       const double v4_0 = *(reinterpret_cast<const double*>(p.args[0].ptr) + (p.args[0].origin + r0 + j) + 2);
       const double v4_1 = *(reinterpret_cast<const double*>(p.args[0].ptr) + (p.args[0].origin + r0 + j_1) + 2);
-      const double v5_0 = static_cast<double>(el::wrap_add(static_cast<double>(v3_0), static_cast<double>(v4_0)));
-      const double v5_1 = static_cast<double>(el::wrap_add(static_cast<double>(v3_1), static_cast<double>(v4_1)));
       const double v6_0 = *(reinterpret_cast<const double*>(p.args[3].ptr) + (p.args[3].origin + r0 + j));
       const double v6_1 = *(reinterpret_cast<const double*>(p.args[3].ptr) + (p.args[3].origin + r0 + j_1));
       const double v7_0 = *(reinterpret_cast<const double*>(p.args[3].ptr) + (p.args[3].origin + r0 + j) + 1);
       const double v7_1 = *(reinterpret_cast<const double*>(p.args[3].ptr) + (p.args[3].origin + r0 + j_1) + 1);
-      const double v8_0 = static_cast<double>(el::wrap_add(static_cast<double>(v6_0), static_cast<double>(v7_0)));
-      const double v8_1 = static_cast<double>(el::wrap_add(static_cast<double>(v6_1), static_cast<double>(v7_1)));
       const double v9_0 = *(reinterpret_cast<const double*>(p.args[3].ptr) + (p.args[3].origin + r0 + j) + 2);
       const double v9_1 = *(reinterpret_cast<const double*>(p.args[3].ptr) + (p.args[3].origin + r0 + j_1) + 2);
-      const double v10_0 = static_cast<double>(el::wrap_add(static_cast<double>(v8_0), static_cast<double>(v9_0)));
-      const double v10_1 = static_cast<double>(el::wrap_add(static_cast<double>(v8_1), static_cast<double>(v9_1)));
-      const double v11_0 = static_cast<double>(el::wrap_add(static_cast<double>(v5_0), static_cast<double>(v10_0)));
-      const double v11_1 = static_cast<double>(el::wrap_add(static_cast<double>(v5_1), static_cast<double>(v10_1)));
       const double v12_0 = *(reinterpret_cast<const double*>(p.args[6].ptr) + (p.args[6].origin + r0 + j));
       const double v12_1 = *(reinterpret_cast<const double*>(p.args[6].ptr) + (p.args[6].origin + r0 + j_1));
       const double v13_0 = *(reinterpret_cast<const double*>(p.args[6].ptr) + (p.args[6].origin + r0 + j) + 1);
       const double v13_1 = *(reinterpret_cast<const double*>(p.args[6].ptr) + (p.args[6].origin + r0 + j_1) + 1);
-      const double v14_0 = static_cast<double>(el::wrap_add(static_cast<double>(v12_0), static_cast<double>(v13_0)));
-      const double v14_1 = static_cast<double>(el::wrap_add(static_cast<double>(v12_1), static_cast<double>(v13_1)));
       const double v15_0 = *(reinterpret_cast<const double*>(p.args[6].ptr) + (p.args[6].origin + r0 + j) + 2);
       const double v15_1 = *(reinterpret_cast<const double*>(p.args[6].ptr) + (p.args[6].origin + r0 + j_1) + 2);
-      const double v16_0 = static_cast<double>(el::wrap_add(static_cast<double>(v14_0), static_cast<double>(v15_0)));
-      const double v16_1 = static_cast<double>(el::wrap_add(static_cast<double>(v14_1), static_cast<double>(v15_1)));
-      const double v17_0 = static_cast<double>(el::wrap_add(static_cast<double>(v11_0), static_cast<double>(v16_0)));
-      const double v17_1 = static_cast<double>(el::wrap_add(static_cast<double>(v11_1), static_cast<double>(v16_1)));
       const double v18_0 = *(reinterpret_cast<const double*>(p.args[9].ptr) + (p.args[9].origin + r0 + j));
       const double v18_1 = *(reinterpret_cast<const double*>(p.args[9].ptr) + (p.args[9].origin + r0 + j_1));
       const double v19_0 = *(reinterpret_cast<const double*>(p.args[9].ptr) + (p.args[9].origin + r0 + j) + 1);
       const double v19_1 = *(reinterpret_cast<const double*>(p.args[9].ptr) + (p.args[9].origin + r0 + j_1) + 1);
-      const double v20_0 = static_cast<double>(el::wrap_add(static_cast<double>(v18_0), static_cast<double>(v19_0)));
-      const double v20_1 = static_cast<double>(el::wrap_add(static_cast<double>(v18_1), static_cast<double>(v19_1)));
       const double v21_0 = *(reinterpret_cast<const double*>(p.args[9].ptr) + (p.args[9].origin + r0 + j) + 2);
       const double v21_1 = *(reinterpret_cast<const double*>(p.args[9].ptr) + (p.args[9].origin + r0 + j_1) + 2);
-      const double v22_0 = static_cast<double>(el::wrap_add(static_cast<double>(v20_0), static_cast<double>(v21_0)));
-      const double v22_1 = static_cast<double>(el::wrap_add(static_cast<double>(v20_1), static_cast<double>(v21_1)));
       const double v23_0 = *(reinterpret_cast<const double*>(p.args[12].ptr) + (p.args[12].origin + r0 + j));
       const double v23_1 = *(reinterpret_cast<const double*>(p.args[12].ptr) + (p.args[12].origin + r0 + j_1));
       const double v24_0 = *(reinterpret_cast<const double*>(p.args[12].ptr) + (p.args[12].origin + r0 + j) + 1);
       const double v24_1 = *(reinterpret_cast<const double*>(p.args[12].ptr) + (p.args[12].origin + r0 + j_1) + 1);
-      const double v25_0 = static_cast<double>(el::wrap_add(static_cast<double>(v23_0), static_cast<double>(v24_0)));
-      const double v25_1 = static_cast<double>(el::wrap_add(static_cast<double>(v23_1), static_cast<double>(v24_1)));
       const double v26_0 = *(reinterpret_cast<const double*>(p.args[12].ptr) + (p.args[12].origin + r0 + j) + 2);
       const double v26_1 = *(reinterpret_cast<const double*>(p.args[12].ptr) + (p.args[12].origin + r0 + j_1) + 2);
-      const double v27_0 = static_cast<double>(el::wrap_add(static_cast<double>(v25_0), static_cast<double>(v26_0)));
-      const double v27_1 = static_cast<double>(el::wrap_add(static_cast<double>(v25_1), static_cast<double>(v26_1)));
-      const double v28_0 = static_cast<double>(el::wrap_add(static_cast<double>(v22_0), static_cast<double>(v27_0)));
-      const double v28_1 = static_cast<double>(el::wrap_add(static_cast<double>(v22_1), static_cast<double>(v27_1)));
       const double v29_0 = *(reinterpret_cast<const double*>(p.args[15].ptr) + (p.args[15].origin + r0 + j));
       const double v29_1 = *(reinterpret_cast<const double*>(p.args[15].ptr) + (p.args[15].origin + r0 + j_1));
       const double v30_0 = *(reinterpret_cast<const double*>(p.args[15].ptr) + (p.args[15].origin + r0 + j) + 1);
       const double v30_1 = *(reinterpret_cast<const double*>(p.args[15].ptr) + (p.args[15].origin + r0 + j_1) + 1);
-      const double v31_0 = static_cast<double>(el::wrap_add(static_cast<double>(v29_0), static_cast<double>(v30_0)));
-      const double v31_1 = static_cast<double>(el::wrap_add(static_cast<double>(v29_1), static_cast<double>(v30_1)));
       const double v32_0 = *(reinterpret_cast<const double*>(p.args[15].ptr) + (p.args[15].origin + r0 + j) + 2);
       const double v32_1 = *(reinterpret_cast<const double*>(p.args[15].ptr) + (p.args[15].origin + r0 + j_1) + 2);
+      const double v3_0 = static_cast<double>(el::wrap_add(static_cast<double>(v1_0), static_cast<double>(v2_0)));
+      const double v3_1 = static_cast<double>(el::wrap_add(static_cast<double>(v1_1), static_cast<double>(v2_1)));
+      const double v5_0 = static_cast<double>(el::wrap_add(static_cast<double>(v3_0), static_cast<double>(v4_0)));
+      const double v5_1 = static_cast<double>(el::wrap_add(static_cast<double>(v3_1), static_cast<double>(v4_1)));
+      const double v8_0 = static_cast<double>(el::wrap_add(static_cast<double>(v6_0), static_cast<double>(v7_0)));
+      const double v8_1 = static_cast<double>(el::wrap_add(static_cast<double>(v6_1), static_cast<double>(v7_1)));
+      const double v10_0 = static_cast<double>(el::wrap_add(static_cast<double>(v8_0), static_cast<double>(v9_0)));
+      const double v10_1 = static_cast<double>(el::wrap_add(static_cast<double>(v8_1), static_cast<double>(v9_1)));
+      const double v11_0 = static_cast<double>(el::wrap_add(static_cast<double>(v5_0), static_cast<double>(v10_0)));
+      const double v11_1 = static_cast<double>(el::wrap_add(static_cast<double>(v5_1), static_cast<double>(v10_1)));
+      const double v14_0 = static_cast<double>(el::wrap_add(static_cast<double>(v12_0), static_cast<double>(v13_0)));
+      const double v14_1 = static_cast<double>(el::wrap_add(static_cast<double>(v12_1), static_cast<double>(v13_1)));
+      const double v16_0 = static_cast<double>(el::wrap_add(static_cast<double>(v14_0), static_cast<double>(v15_0)));
+      const double v16_1 = static_cast<double>(el::wrap_add(static_cast<double>(v14_1), static_cast<double>(v15_1)));
+      const double v17_0 = static_cast<double>(el::wrap_add(static_cast<double>(v11_0), static_cast<double>(v16_0)));
+      const double v17_1 = static_cast<double>(el::wrap_add(static_cast<double>(v11_1), static_cast<double>(v16_1)));
+      const double v20_0 = static_cast<double>(el::wrap_add(static_cast<double>(v18_0), static_cast<double>(v19_0)));
+      const double v20_1 = static_cast<double>(el::wrap_add(static_cast<double>(v18_1), static_cast<double>(v19_1)));
+      const double v22_0 = static_cast<double>(el::wrap_add(static_cast<double>(v20_0), static_cast<double>(v21_0)));
+      const double v22_1 = static_cast<double>(el::wrap_add(static_cast<double>(v20_1), static_cast<double>(v21_1)));
+      const double v25_0 = static_cast<double>(el::wrap_add(static_cast<double>(v23_0), static_cast<double>(v24_0)));
+      const double v25_1 = static_cast<double>(el::wrap_add(static_cast<double>(v23_1), static_cast<double>(v24_1)));
+      const double v27_0 = static_cast<double>(el::wrap_add(static_cast<double>(v25_0), static_cast<double>(v26_0)));
+      const double v27_1 = static_cast<double>(el::wrap_add(static_cast<double>(v25_1), static_cast<double>(v26_1)));
+      const double v28_0 = static_cast<double>(el::wrap_add(static_cast<double>(v22_0), static_cast<double>(v27_0)));
+      const double v28_1 = static_cast<double>(el::wrap_add(static_cast<double>(v22_1), static_cast<double>(v27_1)));
+      const double v31_0 = static_cast<double>(el::wrap_add(static_cast<double>(v29_0), static_cast<double>(v30_0)));
+      const double v31_1 = static_cast<double>(el::wrap_add(static_cast<double>(v29_1), static_cast<double>(v30_1)));
       const double v33_0 = static_cast<double>(el::wrap_add(static_cast<double>(v31_0), static_cast<double>(v32_0)));
       const double v33_1 = static_cast<double>(el::wrap_add(static_cast<double>(v31_1), static_cast<double>(v32_1)));
       const double v34_0 = static_cast<double>(el::wrap_add(static_cast<double>(v28_0), static_cast<double>(v33_0)));
@@ -333,18 +338,25 @@ extern "C" __global__ void __launch_bounds__(256, 6) tessera_fused(const KernelP
       c34_1 = v17_1;
       c52_0 = v34_0;
       c52_1 = v34_1;
-  }
-  for (long i0 = first; i0 < last; ++i0) {
-    const long r0 = i0 * p.args[0].stride[0] + i1 * p.args[0].stride[1];
-    const bool more = i0 + 1 < last;
-    const double* const tl = &tile0[buf][s_0];
-    const double* const plane0 = reinterpret_cast<const double*>(p.args[18].ptr) + p.args[18].origin + (i0 + 1) * p.args[18].stride[0];
-    double pf0_0, pf0_1, pf0_2;
-    if (more) {
-      pf0_0 = o0_0 >= 0 ? plane0[o0_0] : double(0);
-      pf0_1 = o0_1 >= 0 ? plane0[o0_1] : double(0);
-      pf0_2 = o0_2 >= 0 ? plane0[o0_2] : double(0);
     }
+    const double v36_0 = *(reinterpret_cast<const double*>(p.args[18].ptr) + (p.args[18].origin + r0 + j));
+    const double v36_1 = *(reinterpret_cast<const double*>(p.args[18].ptr) + (p.args[18].origin + r0 + j_1));
+    const double v37_0 = *(reinterpret_cast<const double*>(p.args[18].ptr) + (p.args[18].origin + r0 + j) + 1);
+    const double v37_1 = *(reinterpret_cast<const double*>(p.args[18].ptr) + (p.args[18].origin + r0 + j_1) + 1);
+    const double v39_0 = *(reinterpret_cast<const double*>(p.args[18].ptr) + (p.args[18].origin + r0 + j) + 2);
+    const double v39_1 = *(reinterpret_cast<const double*>(p.args[18].ptr) + (p.args[18].origin + r0 + j_1) + 2);
+    const double v41_0 = *(reinterpret_cast<const double*>(p.args[21].ptr) + (p.args[21].origin + r0 + j));
+    const double v41_1 = *(reinterpret_cast<const double*>(p.args[21].ptr) + (p.args[21].origin + r0 + j_1));
+    const double v42_0 = *(reinterpret_cast<const double*>(p.args[21].ptr) + (p.args[21].origin + r0 + j) + 1);
+    const double v42_1 = *(reinterpret_cast<const double*>(p.args[21].ptr) + (p.args[21].origin + r0 + j_1) + 1);
+    const double v44_0 = *(reinterpret_cast<const double*>(p.args[21].ptr) + (p.args[21].origin + r0 + j) + 2);
+    const double v44_1 = *(reinterpret_cast<const double*>(p.args[21].ptr) + (p.args[21].origin + r0 + j_1) + 2);
+    const double v47_0 = *(reinterpret_cast<const double*>(p.args[24].ptr) + (p.args[24].origin + r0 + j));
+    const double v47_1 = *(reinterpret_cast<const double*>(p.args[24].ptr) + (p.args[24].origin + r0 + j_1));
+    const double v48_0 = *(reinterpret_cast<const double*>(p.args[24].ptr) + (p.args[24].origin + r0 + j) + 1);
+    const double v48_1 = *(reinterpret_cast<const double*>(p.args[24].ptr) + (p.args[24].origin + r0 + j_1) + 1);
+    const double v50_0 = *(reinterpret_cast<const double*>(p.args[24].ptr) + (p.args[24].origin + r0 + j) + 2);
+    const double v50_1 = *(reinterpret_cast<const double*>(p.args[24].ptr) + (p.args[24].origin + r0 + j_1) + 2);
     const double v0_0 = p.constants[0].f64;
     const double v0_1 = p.constants[0].f64;
     const double v17_0 = c34_0;
@@ -353,36 +365,18 @@ extern "C" __global__ void __launch_bounds__(256, 6) tessera_fused(const KernelP
     const double v34_1 = c52_1;
     const double v35_0 = static_cast<double>(el::wrap_add(static_cast<double>(v17_0), static_cast<double>(v34_0)));
     const double v35_1 = static_cast<double>(el::wrap_add(static_cast<double>(v17_1), static_cast<double>(v34_1)));
-    const double v36_0 = tl[0];
-    const double v36_1 = tl[32];
-    const double v37_0 = tl[1];
-    const double v37_1 = tl[33];
     const double v38_0 = static_cast<double>(el::wrap_add(static_cast<double>(v36_0), static_cast<double>(v37_0)));
     const double v38_1 = static_cast<double>(el::wrap_add(static_cast<double>(v36_1), static_cast<double>(v37_1)));
-    const double v39_0 = tl[2];
-    const double v39_1 = tl[34];
     const double v40_0 = static_cast<double>(el::wrap_add(static_cast<double>(v38_0), static_cast<double>(v39_0)));
     const double v40_1 = static_cast<double>(el::wrap_add(static_cast<double>(v38_1), static_cast<double>(v39_1)));
-    const double v41_0 = tl[66];
-    const double v41_1 = tl[98];
-    const double v42_0 = tl[67];
-    const double v42_1 = tl[99];
     const double v43_0 = static_cast<double>(el::wrap_add(static_cast<double>(v41_0), static_cast<double>(v42_0)));
     const double v43_1 = static_cast<double>(el::wrap_add(static_cast<double>(v41_1), static_cast<double>(v42_1)));
-    const double v44_0 = tl[68];
-    const double v44_1 = tl[100];
     const double v45_0 = static_cast<double>(el::wrap_add(static_cast<double>(v43_0), static_cast<double>(v44_0)));
     const double v45_1 = static_cast<double>(el::wrap_add(static_cast<double>(v43_1), static_cast<double>(v44_1)));
     const double v46_0 = static_cast<double>(el::wrap_add(static_cast<double>(v40_0), static_cast<double>(v45_0)));
     const double v46_1 = static_cast<double>(el::wrap_add(static_cast<double>(v40_1), static_cast<double>(v45_1)));
-    const double v47_0 = tl[132];
-    const double v47_1 = tl[164];
-    const double v48_0 = tl[133];
-    const double v48_1 = tl[165];
     const double v49_0 = static_cast<double>(el::wrap_add(static_cast<double>(v47_0), static_cast<double>(v48_0)));
     const double v49_1 = static_cast<double>(el::wrap_add(static_cast<double>(v47_1), static_cast<double>(v48_1)));
-    const double v50_0 = tl[134];
-    const double v50_1 = tl[166];
     const double v51_0 = static_cast<double>(el::wrap_add(static_cast<double>(v49_0), static_cast<double>(v50_0)));
     const double v51_1 = static_cast<double>(el::wrap_add(static_cast<double>(v49_1), static_cast<double>(v50_1)));
     const double v52_0 = static_cast<double>(el::wrap_add(static_cast<double>(v46_0), static_cast<double>(v51_0)));
@@ -391,19 +385,12 @@ extern "C" __global__ void __launch_bounds__(256, 6) tessera_fused(const KernelP
     const double v53_1 = static_cast<double>(el::wrap_add(static_cast<double>(v35_1), static_cast<double>(v52_1)));
     const double v54_0 = static_cast<double>(el::wrap_mul(static_cast<double>(v0_0), static_cast<double>(v53_0)));
     const double v54_1 = static_cast<double>(el::wrap_mul(static_cast<double>(v0_1), static_cast<double>(v53_1)));
-    if (inside) *(reinterpret_cast<double*>(p.args[27].ptr) + (p.args[27].origin + r0 + j)) = v54_0;
-    if (inside && jr + 32 < n2) *(reinterpret_cast<double*>(p.args[27].ptr) + (p.args[27].origin + r0 + j_1)) = v54_1;
+    *(reinterpret_cast<double*>(p.args[27].ptr) + (p.args[27].origin + r0 + j)) = v54_0;
+    if (j + 32 < n2) *(reinterpret_cast<double*>(p.args[27].ptr) + (p.args[27].origin + r0 + j_1)) = v54_1;
     c34_0 = v34_0;
     c34_1 = v34_1;
     c52_0 = v52_0;
     c52_1 = v52_1;
     carry = true;
-    if (more) {
-      tile0[buf ^ 1][threadIdx.x + 0] = pf0_0;
-      tile0[buf ^ 1][threadIdx.x + 256] = pf0_1;
-      if (threadIdx.x + 512 < 660) tile0[buf ^ 1][threadIdx.x + 512] = pf0_2;
-    }
-    __syncthreads();
-    buf ^= 1;
   }
 }
