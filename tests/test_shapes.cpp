@@ -49,6 +49,16 @@ TEST_F(TesseraTest, ReshapeIsRowMajor) {
     for (double x : h) twice.push_back(2.0 * x);
     EXPECT_TRUE(close(back.to_host(), twice, 0.0));
   }
+  // One extent -1, inferred from the size (NumPy's spelling).
+  const auto h35 = test_values<double>(35, 3);
+  auto a35 = ts::from_host<double>({7, 5}, h35);
+  for (const auto& [asked, want] : std::vector<std::pair<ts::Shape, ts::Shape>>{
+           {{-1}, {35}}, {{5, -1}, {5, 7}}, {{-1, 5}, {7, 5}}, {{1, -1, 7}, {1, 5, 7}}}) {
+    SCOPED_TRACE(::testing::PrintToString(asked));
+    auto r = ts::reshape(a35, asked);
+    EXPECT_EQ(r.shape(), want);
+    EXPECT_TRUE(close(r.to_host(), h35, 0.0));
+  }
   // Of a strided view, and of integers.
   const auto h = test_values<std::int32_t>(60, 2);
   auto a = ts::from_host<std::int32_t>({6, 10}, h);
@@ -198,7 +208,18 @@ TEST_F(TesseraTest, DiagBothWays) {
 TEST_F(TesseraTest, BadShapeOperations) {
   auto a = ts::zeros<double>({7, 5});
   expect_collective_error("reshape size", [&] { auto r = ts::reshape(a, {6, 6}); }, {"size 35", "(6, 6)"});
-  expect_collective_error("reshape negative", [&] { auto r = ts::reshape(a, {-35}); }, {"negative"});
+  expect_collective_error("reshape negative", [&] { auto r = ts::reshape(a, {-35}); }, {"negative extent -35"});
+  expect_collective_error("reshape unknown size", [&] { auto r = ts::reshape(a, {6, -1}); }, {"size 35", "(6, -1)"});
+  expect_collective_error("reshape two unknowns",
+                          [&] {
+                            auto r = ts::reshape(a, {-1, -1});
+                          },
+                          {"one unknown dimension", "(-1, -1)"});
+  expect_collective_error("reshape unknown beside 0",
+                          [&] {
+                            auto r = ts::reshape(a, {0, -1});
+                          },
+                          {"size 35", "(0, -1)"});
   expect_collective_error("transpose axes", [&] { auto r = ts::transpose(a, {0}); }, {"axes", "(7, 5)"});
   expect_collective_error("transpose repeated", [&] { auto r = ts::transpose(a, {1, 1}); }, {"repeated"});
   expect_collective_error("transpose range", [&] { auto r = ts::transpose(a, {0, 2}); }, {"axis 2", "dimension 2"});

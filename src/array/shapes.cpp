@@ -71,6 +71,34 @@ void flat_range_boxes(const Shape& shape, std::size_t first_dim, std::int64_t lo
   if (hi % inner != 0) row(r1, 0, hi % inner);
 }
 
+// `asked` with its one unknown extent (-1, as NumPy's) inferred from the array's size.
+Shape inferred_shape(const ArrayRef& in, const Shape& asked) {
+  const auto cannot = [&] {
+    raise("reshape: cannot reshape an array of size ", in.size(), " and shape ", shape_string(in.shape()),
+          " into shape ", shape_string(asked));
+  };
+  Shape shape = asked;
+  std::int64_t known = 1;
+  int unknown = -1;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == -1) {
+      if (unknown >= 0) raise("reshape: can only specify one unknown dimension (-1) in ", shape_string(asked));
+      unknown = static_cast<int>(d);
+    } else if (shape[d] < 0) {
+      raise("reshape: negative extent ", shape[d], " in the new shape ", shape_string(asked));
+    } else {
+      known *= shape[d];
+    }
+  }
+  if (unknown >= 0) {
+    if (known == 0 || in.size() % known != 0) cannot();
+    shape[unknown] = in.size() / known;
+  } else if (known != in.size()) {
+    cannot();
+  }
+  return shape;
+}
+
 }  // namespace
 
 ArrayRef transpose_array(const ArrayRef& a, const std::vector<int>& axes_in) {
@@ -180,16 +208,9 @@ ArrayRef diag_array(const ArrayRef& a) {
   return out;
 }
 
-ArrayRef reshape_array(const ArrayRef& in, const Shape& shape) {
+ArrayRef reshape_array(const ArrayRef& in, const Shape& asked) {
   check_runtime(in, "reshape");
-  std::int64_t volume = 1;
-  for (auto e : shape) {
-    if (e < 0) raise("reshape: negative extent in the new shape ", shape_string(shape));
-    volume *= e;
-  }
-  if (volume != in.size())
-    raise("reshape: cannot reshape an array of size ", in.size(), " and shape ", shape_string(in.shape()),
-          " into shape ", shape_string(shape));
+  const Shape shape = inferred_shape(in, asked);
   balanced_tiling(shape, "reshape", in.dtype());  // checks the new shape
   if (shape == in.shape()) {
     ArrayRef out = new_array_like(in.dtype(), in);

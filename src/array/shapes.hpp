@@ -1,7 +1,8 @@
 #pragma once
 // Shape operations and diagonals, as NumPy's; each returns a new array (no writable views).
 //
-//   auto flat = ts::reshape(A, {n * m});          // row-major order
+//   auto flat = ts::reshape(A, {n * m});          // row-major order; ts::reshape(A, {-1}) too:
+//                                                 // one extent may be -1, inferred from the size
 //   auto At = ts::transpose(A);                   // reversed axes; ts::transpose(B, {1, 0, 2})
 //   auto AB = ts::concatenate({A, B}, 0);         // also ts::hstack({a, b}), ts::vstack({a, b})
 //   auto shifted = ts::roll(u, -1, 1);            // periodic: shifted[:, j] = u[:, j + 1 mod m]
