@@ -19,7 +19,6 @@
 #include <iterator>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <string>
 #include <utility>
@@ -87,6 +86,14 @@ void capture(const td::Program& program, int nargs, const td::KernelShape& shape
 using namespace jit_check;
 
 namespace {
+
+template <class F>
+td::Program longest_program_of(ts::Runtime& rt, F&& work) {
+  td::Program longest;
+  for (const Launched& l : launches_of(rt, work))
+    if (l.program.code.size() > longest.code.size()) longest = l.program;
+  return longest;
+}
 
 constexpr int kCompileThreads = 2;
 

@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,21 @@
 
 namespace td = tessera::detail;
 using namespace jit_check;
+
+namespace {
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+std::size_t regex_matches(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  return static_cast<std::size_t>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+}  // namespace
 
 // The 27-point stencil: the 27 views of one grid and the store into its interior (or into the
 // fresh buffer the grid is renamed to: the same layout) step alike along rows, so the kernel

@@ -82,8 +82,9 @@ std::string compile(const std::string& file, std::string& info) {
 }
 double cnd(double d) {
   const double k = 1.0 / (1.0 + 0.2316419 * std::fabs(d));
-  const double tail = 0.39894228040143267793994605993438 * std::exp(-0.5 * d * d) *
-                      (k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429)))));
+  const double tail =
+      0.39894228040143267793994605993438 * std::exp(-0.5 * d * d) *
+      (k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429)))));
   return d > 0 ? 1.0 - tail : tail;
 }
 int main(int argc, char** argv) {
@@ -104,7 +105,8 @@ int main(int argc, char** argv) {
     x ^= x << 17;
     return (x >> 11) * (1.0 / 9007199254740992.0);
   };
-  for (long i = 0; i < n; ++i) S[i] = uniform() * 25.0 + 5.0, X[i] = uniform() * 99.0 + 1.0, T[i] = uniform() * 9.75 + 0.25;
+  for (long i = 0; i < n; ++i)
+    S[i] = uniform() * 25.0 + 5.0, X[i] = uniform() * 99.0 + 1.0, T[i] = uniform() * 9.75 + 0.25;
   CUdeviceptr d[5];
   for (auto& p : d) CK(cuMemAlloc(&p, n * 8));
   CK(cuMemcpyHtoD(d[0], S.data(), n * 8));

@@ -1,4 +1,10 @@
 # Black-Scholes kernel variants from the generated kernel g1.cu (tessera's JIT, 1 option a thread).
+# The generated kernels come from dump-kernels.patch on the CPU machine, at 5e26e09 (checked to give
+# the kernel call A ran byte for byte):
+#   DUMP_BS=/tmp/k build/tests/test_jit_codegen --gtest_filter='*TempDumpBlack*'
+#   cp /tmp/k0_e1.cu g1.cu; (echo '// per-thread 2'; cat /tmp/k0_e2.cu) > g2.cu
+# and lm2.cu the same way as g2.cu from a build with experiment-knobs.patch, run with
+# TESSERA_EXPERIMENT_LANE_MAJOR=1. The first line `// per-thread N` tells bsr the options a thread.
 import re
 src = open('g1.cu').read()
 head, rest = src.split('extern "C" __global__', 1)
