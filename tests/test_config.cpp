@@ -18,11 +18,11 @@
 namespace {
 
 const char* const kVariables[] = {
-    "TESSERA_WINDOW",       "TESSERA_FUSION",    "TESSERA_BACKEND",      "TESSERA_GRID",
-    "TESSERA_LOG",          "TESSERA_CACHE_DIR", "TESSERA_COMM",         "TESSERA_CHECK_DIVERGENCE",
-    "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP",   "TESSERA_JIT_ELEMENTS", "TESSERA_BATCH_ELEMENTS",
-    "TESSERA_JIT_WAIT",     "TESSERA_CXX",       "TESSERA_SPMV",         "TESSERA_MATVEC",
-    "TESSERA_JIT_THREADS"};
+    "TESSERA_WINDOW",       "TESSERA_FUSION",     "TESSERA_BACKEND",      "TESSERA_GRID",
+    "TESSERA_LOG",          "TESSERA_CACHE_DIR",  "TESSERA_COMM",         "TESSERA_CHECK_DIVERGENCE",
+    "TESSERA_COMM_TIMEOUT", "TESSERA_OVERLAP",    "TESSERA_JIT_ELEMENTS", "TESSERA_BATCH_ELEMENTS",
+    "TESSERA_JIT_WAIT",     "TESSERA_CXX",        "TESSERA_SPMV",         "TESSERA_MATVEC",
+    "TESSERA_JIT_THREADS",  "TESSERA_JIT_SOURCES"};
 
 // Unsets every TESSERA_* variable for the lifetime of the object.
 struct CleanEnvironment {
@@ -150,6 +150,11 @@ TEST(Config, GoodEnvironmentValuesOverrideCode) {
     const std::string dir = "/tmp/tessera cache/kernels";
     EnvGuard g("TESSERA_CACHE_DIR", dir);
     EXPECT_EQ(base.with_environment().cache_dir, dir);
+  }
+  {
+    const std::string dir = "/tmp/tessera kernels";
+    EnvGuard g("TESSERA_JIT_SOURCES", dir);
+    EXPECT_EQ(base.with_environment().jit_sources, dir);
   }
   // Several at once.
   EnvGuard w("TESSERA_WINDOW", std::string("9"));

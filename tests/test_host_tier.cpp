@@ -4,17 +4,20 @@
 // operands, random, full reductions of every kind, reductions along each dimension, nested
 // reductions, integers. And the kernel cache's shared objects: found again on disk, and a
 // corrupt, truncated, group-writable or foreign-owned entry is rejected, compiled again and
-// replaced.
+// replaced; and TESSERA_JIT_SOURCES gets each generated program, named by its hash.
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <vector>
 
+#include <tessera/jit/disk_cache.hpp>
 #include <tessera/jit/host_jit.hpp>
 
 #include "support.hpp"
@@ -316,6 +319,43 @@ TEST(HostTier, CacheEntriesAreFoundAgainAndBadOnesAreReplaced) {
     MPI_Barrier(MPI_COMM_WORLD);
   }
   if (rank == 0) fs::remove_all(dir);
+}
+
+// TESSERA_JIT_SOURCES: every program the tier generates is written once, named by its source's hash.
+TEST(HostTier, GeneratedSourcesAreWrittenWhereAsked) {
+  EnvGuard backend_as_configured("TESSERA_BACKEND", std::nullopt);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const std::string dir = scratch_cache("sources") + "/kernels";  // two levels, neither there yet
+  std::int64_t programs = 0;
+  {
+    int argc = 0;
+    char** argv = nullptr;
+    ts::Config c = backend_config(true);
+    c.jit_sources = dir;
+    ts::Runtime rt(argc, argv, c);
+    auto a = ts::random<double>({1000}, 1);
+    auto b = ts::exp(a) * 2.0 + a;
+    EXPECT_EQ(ts::sum(b).item(), ts::sum(ts::exp(a) * 2.0 + a).item());
+    const ts::Stats s = rt.stats();
+    programs = s.kernel_compiles + s.kernel_disk_hits;  // one request each for a program new to the process
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  ASSERT_GT(programs, 0);
+  std::int64_t files = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    ++files;
+    std::ifstream in(e.path(), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    char name[32];
+    std::snprintf(name, sizeof name, "%016llx.cpp",
+                  static_cast<unsigned long long>(tessera::detail::fnv1a(text.data(), text.size())));
+    EXPECT_EQ(e.path().filename().string(), name) << "a file that is not a whole generated source";
+    EXPECT_NE(text.find("tessera_host"), std::string::npos) << e.path();
+  }
+  EXPECT_EQ(files, programs);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) fs::remove_all(fs::path(dir).parent_path());
 }
 
 TEST(HostTier, AFolderOthersCanWriteIsNotUsed) {

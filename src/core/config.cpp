@@ -153,6 +153,7 @@ Config Config::with_environment() const {
     if (*v == '\0') detail::raise("TESSERA_CXX is set but empty: expected a C++ compiler (a path or a name on PATH)");
     c.cxx = v;
   }
+  if (const char* v = getenv_or_null("TESSERA_JIT_SOURCES")) c.jit_sources = v;
   if (const char* v = getenv_or_null("TESSERA_BATCH_ELEMENTS"))
     c.batch_elements = std::string(v) == "0" ? 0 : parse_positive("TESSERA_BATCH_ELEMENTS", v, kMaxBatchElements);
   if (const char* v = getenv_or_null("TESSERA_CACHE_DIR")) {

@@ -44,6 +44,9 @@ struct Config {
                                     // which runs one compile at a time, 4 for the host compiler
   std::string cxx;                  // TESSERA_CXX: the host tier's C++ compiler (default: the one
                                     // tessera was built with)
+  std::string jit_sources;          // TESSERA_JIT_SOURCES: a folder (created if missing) that gets
+                                    // the source of every kernel the JIT tiers generate, once per
+                                    // process: <hash>.cu (CUDA) or <hash>.cpp (host; docs/JIT.md)
   // TESSERA_BATCH_ELEMENTS: consecutive small groups (boundary strips, coarse multigrid levels)
   // of at most this many elements each run as one single-block launch; 0 launches each apart.
   // 4096: host-paced loops of strips ran up to 23% faster batched on an H100, longer strips want

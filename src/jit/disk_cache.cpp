@@ -138,6 +138,22 @@ bool DiskCache::read(std::uint64_t key, std::vector<char>& out) {
   return false;
 }
 
+void write_generated_source(const std::string& dir, std::uint64_t hash, const std::string& extension,
+                            const std::string& source) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(hash));
+  const std::string path = dir + "/" + name + extension;
+  std::random_device entropy;
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(entropy());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  const bool ok = fd >= 0 && write_all(fd, source.data(), source.size());
+  if (fd >= 0 && ::close(fd) == 0 && ok && ::rename(tmp.c_str(), path.c_str()) == 0) return;
+  std::fprintf(stderr, "[tessera] TESSERA_JIT_SOURCES: cannot write %s (%s)\n", path.c_str(), std::strerror(errno));
+  ::unlink(tmp.c_str());
+}
+
 void DiskCache::write(std::uint64_t key, const std::vector<char>& payload) {
   if (!usable_directory()) return;
   const std::string path = path_for(key);

@@ -46,6 +46,12 @@ class DiskCache {
   bool usable_ = false;
 };
 
+// Config::jit_sources: the source of a generated kernel as <dir>/<hash 16 hex digits><extension>
+// (the folder created if missing), written under a unique temporary name and renamed, since the
+// ranks of a node write the same files. A failure is reported on stderr and changes nothing else.
+void write_generated_source(const std::string& dir, std::uint64_t hash, const std::string& extension,
+                            const std::string& source);
+
 // FNV-1a over bytes, continuing from h.
 std::uint64_t fnv1a(const void* data, std::size_t n, std::uint64_t h = 1469598103934665603ull);
 

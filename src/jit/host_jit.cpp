@@ -153,9 +153,11 @@ struct HostRun {
 
 class HostJit {
  public:
-  HostJit(std::string compiler, std::string cache_dir, int rank, bool wait, int threads)
+  // sources: where each generated program is written, or empty (TESSERA_JIT_SOURCES).
+  HostJit(std::string compiler, std::string cache_dir, int rank, bool wait, int threads, std::string sources)
       : compiler_(std::move(compiler)),
         disk_(std::move(cache_dir), ".so"),
+        sources_(std::move(sources)),
         rank_(rank),
         wait_(wait),
         pool_(std::make_unique<CompilePool>(threads)) {
@@ -187,6 +189,7 @@ class HostJit {
     auto entry = std::make_unique<HostProgram>();
     entry->source = std::move(source);
     HostProgram* p = programs_.emplace(entry->source.hash, std::move(entry)).first->second.get();
+    if (!sources_.empty()) write_generated_source(sources_, p->source.hash, ".cpp", p->source.source);
     pool_->submit([this, p] { build(*p); });
     if (wait_) pool_->wait_idle();
     return p;
@@ -338,6 +341,7 @@ class HostJit {
 
   const std::string compiler_;
   DiskCache disk_;
+  std::string sources_;  // TESSERA_JIT_SOURCES
   const int rank_;
   const bool wait_;
   std::unordered_map<std::uint64_t, std::unique_ptr<HostProgram>> programs_;  // launching thread
@@ -365,7 +369,8 @@ std::shared_ptr<HostJit> make_host_jit(const Config& config, int rank) {
     return nullptr;
   }
   const std::string dir = config.cache_dir.empty() ? DiskCache::default_directory() : config.cache_dir;
-  return std::make_shared<HostJit>(cxx, dir, rank, config.jit_wait, compile_threads(config, kHostCompileThreads));
+  return std::make_shared<HostJit>(cxx, dir, rank, config.jit_wait, compile_threads(config, kHostCompileThreads),
+                                   config.jit_sources);
 }
 
 bool host_launch(HostJit& jit, KernelImage& image, const std::string& label, const Program& program,

@@ -18,6 +18,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/jit/codegen.hpp"
 #include "tessera/jit/compile_pool.hpp"
+#include "tessera/jit/disk_cache.hpp"
 #include "tessera/jit/kernel_cache.hpp"
 
 namespace tessera::detail {
@@ -65,9 +66,11 @@ class Jit {
  public:
   // elements: per thread, 1, 2 or 4 for every kernel, or 0 to choose per program (TESSERA_JIT_ELEMENTS).
   // wait: a kernel's first launch waits for its compile too (TESSERA_JIT_WAIT); threads: the
-  // compile pool's workers (TESSERA_JIT_THREADS).
-  Jit(std::string cache_dir, int arch, int rank, int elements, bool wait, int threads)
+  // compile pool's workers (TESSERA_JIT_THREADS); sources: where each generated kernel is written,
+  // or empty (TESSERA_JIT_SOURCES).
+  Jit(std::string cache_dir, int arch, int rank, int elements, bool wait, int threads, std::string sources)
       : cache_(std::move(cache_dir), arch),
+        sources_(std::move(sources)),
         rank_(rank),
         elements_(elements),
         wait_(wait),
@@ -106,6 +109,7 @@ class Jit {
     auto owned = std::make_unique<JitKernel>();
     JitKernel* k = owned.get();
     kernels_.emplace(g.hash, std::move(owned));
+    if (!sources_.empty()) write_generated_source(sources_, g.hash, ".cu", g.source);
     k->key = cache_.key(g);
     k->generated = std::move(g);
     if (cache_.read(k->key, k->cubin)) {
@@ -430,6 +434,7 @@ class Jit {
   }
 
   KernelCache cache_;
+  std::string sources_;                                          // TESSERA_JIT_SOURCES
   std::map<std::uint64_t, std::unique_ptr<JitKernel>> kernels_;  // by source hash; launching thread
   std::map<std::vector<std::uint64_t>, JitKernel*> batches_;     // batch_kernel's, by their parts
   int rank_;
@@ -459,7 +464,7 @@ std::shared_ptr<Jit> make_jit(const Config& config, int rank) {
   // One worker unless asked: NVRTC 13 runs one compile at a time in a process, so more workers
   // only take the compiles out of the order the launches need them (docs/JIT.md).
   return std::make_shared<Jit>(dir, major * 10 + minor, rank, config.jit_elements, config.jit_wait,
-                               compile_threads(config, 1));
+                               compile_threads(config, 1), config.jit_sources);
 }
 
 JitKernel* jit_kernel(Jit& jit, const Program& program, int nargs, const KernelShape& shape) {
