@@ -197,7 +197,7 @@ TEST(Fuzz, FusedUnfusedAndReferenceAgree) {
 //          rank's tile (an index and a new axis) ran its one row on the rank holding none of it
 //          and stored through a null pointer (executor.cpp, the epilogue's outputs).
 //   51829: at np 2, an `arange` temporary recomputed in a matvec's epilogue took the row's position
-//          in the product's (n, k) domain (planner.cpp, epilogue_refusal; also test_epilogues).
+//          in the product's (n, k) domain (planner_groups.cpp, epilogue_refusal; also test_epilogues).
 //   60437, 60922: at every rank count, a keepdims reduction's epilogue whose result is tiled in
 //          another form than its launch domain (one fixes a grid axis of one coordinate, the other
 //          does not) was refused by the executor as "not aligned" (executor.cpp; also

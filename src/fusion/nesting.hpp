@@ -10,7 +10,7 @@
 //
 // The launch domain is the result store seen from the inner domain's coordinates: the two reduced
 // dimensions are stretched (stride 0), so they are cut on no rank, and each rank computes the
-// outputs its tile of the result holds. The planner (planner.cpp) decides when to nest.
+// outputs its tile of the result holds. The planner (planner_groups.cpp) decides when to nest.
 
 #include <optional>
 #include <string>
