@@ -240,6 +240,25 @@ td::Program interleaving_program() {
   return p;
 }
 
+// r0 = load a0; r1 = const 0.5; `adds` times r0 = r0 + r1; then store a1 <- r0, or sum r0.
+td::Program add_chain(int adds, bool reduce) {
+  using tessera::DType;
+  td::Program p;
+  p.code.push_back({td::OpCode::Load, DType::Float64, DType::Bool, 0, 0, 0, 0});
+  p.code.push_back({td::OpCode::Const, DType::Float64, DType::Bool, 1, 0, 0, 0});
+  for (int k = 0; k < adds; ++k) p.code.push_back({td::OpCode::Add, DType::Float64, DType::Bool, 0, 0, 1, 0});
+  if (reduce) {
+    p.code.push_back({td::OpCode::Reduce, DType::Float64, DType::Bool, 0, 0, 0, 0});
+    p.reduce_kinds = {td::ReduceKind::Sum};
+    p.reduce_float = {true};
+  } else {
+    p.code.push_back({td::OpCode::Store, DType::Float64, DType::Bool, 0, 1, 0, 0});
+  }
+  p.constants = {td::make_value<double>(0.5)};
+  p.registers = 2;
+  return p;
+}
+
 }  // namespace
 
 // Four elements per thread: an unguarded path where all four columns are inside the row, with
@@ -476,30 +495,49 @@ TEST(KernelCache, DiskEntriesAreReusedAndBadOnesRebuilt) {
 // shallow-water step's interior) is compiled for 4 resident blocks per SM; shorter ones, and
 // reducing ones, keep the compiler's register choice.
 TEST(JitCodegen, LongProgramsAskForFourBlocksPerSM) {
-  using tessera::DType;
-  auto chain = [](int adds, bool reduce) {
-    td::Program p;
-    p.code.push_back({td::OpCode::Load, DType::Float64, DType::Bool, 0, 0, 0, 0});
-    p.code.push_back({td::OpCode::Const, DType::Float64, DType::Bool, 1, 0, 0, 0});
-    for (int k = 0; k < adds; ++k) p.code.push_back({td::OpCode::Add, DType::Float64, DType::Bool, 0, 0, 1, 0});
-    if (reduce) {
-      p.code.push_back({td::OpCode::Reduce, DType::Float64, DType::Bool, 0, 0, 0, 0});
-      p.reduce_kinds = {td::ReduceKind::Sum};
-      p.reduce_float = {true};
-    } else {
-      p.code.push_back({td::OpCode::Store, DType::Float64, DType::Bool, 0, 1, 0, 0});
-    }
-    p.constants = {td::make_value<double>(0.5)};
-    p.registers = 2;
-    return p;
-  };
-  const td::Program long_one = chain(130, false), short_one = chain(20, false), reducing = chain(130, true);
+  const td::Program long_one = add_chain(130, false), short_one = add_chain(20, false), reducing = add_chain(130, true);
   EXPECT_NE(td::generate_cuda(long_one, 2, {}, 1).source.find("__launch_bounds__(256, 4)"), std::string::npos);
   EXPECT_NE(td::generate_cuda(short_one, 2, {}, 1).source.find("__launch_bounds__(256)"), std::string::npos);
   EXPECT_EQ(td::generate_cuda(reducing, 1, {}, 1).source.find("__launch_bounds__(256, 4)"), std::string::npos);
   td::KernelCache cache("", 90);
   tessera::Stats stats;
   EXPECT_FALSE(cache.cubin(td::generate_cuda(long_one, 2, {}, 1), stats).empty());
+}
+
+// Floating constants +0 and the powers of two from 1/4 to 4 of either sign are literals in the
+// kernel (jit/emitter.hpp, small_literal); the others, -0 among them, come from the parameter block.
+TEST(JitCodegen, SmallConstantsAreLiterals) {
+  using tessera::DType;
+  const std::vector<double> values = {2.0, -0.25, 0.0, 4.0, 0.37, -0.0, 3.0, 8.0};
+  td::Program p;  // r0 = load a0; per constant k: r1 = const k, r0 = r0 * r1; store a1 <- r0
+  p.code.push_back({td::OpCode::Load, DType::Float64, DType::Bool, 0, 0, 0, 0});
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    p.code.push_back({td::OpCode::Const, DType::Float64, DType::Bool, 1, static_cast<std::uint16_t>(k), 0, 0});
+    p.code.push_back({td::OpCode::Mul, DType::Float64, DType::Bool, 0, 0, 1, 0});
+    p.constants.push_back(td::make_value<double>(values[k]));
+  }
+  p.code.push_back({td::OpCode::Store, DType::Float64, DType::Bool, 0, 1, 0, 0});
+  p.registers = 2;
+  const td::GeneratedKernel g = td::generate_cuda(p, 2, {}, 1);
+  for (const char* literal : {"(0x1p+1)", "(-0x1p-2)", "(0x0p+0)", "(0x1p+2)"})
+    EXPECT_NE(g.source.find(literal), std::string::npos) << literal << " in\n" << g.source;
+  for (int k = 0; k < 4; ++k)
+    EXPECT_EQ(g.source.find("p.constants[" + std::to_string(k) + "]"), std::string::npos) << k;
+  for (int k = 4; k < 8; ++k)
+    EXPECT_NE(g.source.find("p.constants[" + std::to_string(k) + "]"), std::string::npos) << k;
+  td::Program half;  // float32: store a1 <- load a0 * 0.5f
+  half.code = {{td::OpCode::Load, DType::Float32, DType::Bool, 0, 0, 0, 0},
+               {td::OpCode::Const, DType::Float32, DType::Bool, 1, 0, 0, 0},
+               {td::OpCode::Mul, DType::Float32, DType::Bool, 0, 0, 1, 0},
+               {td::OpCode::Store, DType::Float32, DType::Bool, 0, 1, 0, 0}};
+  half.constants = {td::make_value<float>(0.5f)};
+  half.registers = 2;
+  const td::GeneratedKernel h = td::generate_cuda(half, 2, {}, 2);
+  EXPECT_NE(h.source.find("(0x1p-1f)"), std::string::npos) << h.source;
+  td::KernelCache cache("", 90);
+  tessera::Stats stats;
+  EXPECT_FALSE(cache.cubin(g, stats).empty());
+  EXPECT_FALSE(cache.cubin(h, stats).empty());
 }
 
 TEST(KernelCache, ProgramsWithMoreConstantsThanTheParameterBlockCompile) {
@@ -709,7 +747,7 @@ TEST(JitCodegen, BatchesOfSmallProgramsCompile) {
   scale.registers = 3;
   fill.code = {{td::OpCode::Const, DType::Float64, DType::Bool, 0, 0, 0, 0},
                {td::OpCode::Store, DType::Float64, DType::Bool, 0, 0, 0, 0}};
-  fill.constants = {td::make_value<double>(0.0)};
+  fill.constants = {td::make_value<double>(0.3)};  // not a small constant (those are literals)
   fill.registers = 1;
   const std::vector<td::BatchPart> parts = {{&scale, 2}, {&fill, 1}};
   ASSERT_TRUE(td::batch_fits(parts));

@@ -101,6 +101,24 @@ TEST(HostTier, ElementwiseStencilAndBlackScholesMatchTheInterpreter) {
   for (std::size_t k = 0; k < interp.size(); ++k) EXPECT_TRUE(same_bits(interp[k], host[k])) << "result " << k;
 }
 
+// Small constants are literals in compiled code (jit/emitter.hpp, small_literal): one op stream
+// whose constant changes from run to run compiles per value, and each run gets its value's results.
+TEST(HostTier, AConstantThatChangesGivesEachValuesResults) {
+  EnvGuard backend_as_configured("TESSERA_BACKEND", std::nullopt);
+  int64_t kernels = 0;
+  auto [interp, host] = both(
+      [] {
+        auto x = ts::random<double>({1000}, 7) - 0.5;
+        std::vector<std::vector<double>> out;
+        for (double c : {1.0, 3.0, 1.0, 0.5, -0.0, 0.0, 2.0}) out.push_back((x * c + c / x).to_host());
+        return out;
+      },
+      &kernels);
+  EXPECT_GT(kernels, 0) << "the host tier compiled nothing";
+  for (std::size_t k = 0; k < interp.size(); ++k) EXPECT_TRUE(same_bits(interp[k], host[k])) << "run " << k;
+  for (std::size_t k = 0; k + 1 < interp.size(); ++k) EXPECT_FALSE(same_bits(host[k], host[k + 1])) << "run " << k;
+}
+
 TEST(HostTier, ReductionsOfEveryKindMatchTheInterpreter) {
   EnvGuard backend_as_configured("TESSERA_BACKEND", std::nullopt);  // each runtime's backend is the test's
   int64_t kernels = 0;

@@ -4,6 +4,7 @@
 // and the Emitter, which translates a Program one instruction at a time into straight-line typed
 // code. Internal to src/jit.
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -386,9 +387,12 @@ class Emitter {
       raise("internal: codegen reads register ", r, " before it is written");
     return "v" + std::to_string(current_[r]) + (current_[r] < shared_below_ ? "" : lane.suffix);
   }
-  // Constant k: from the parameter block, or, past its capacity, a literal with the exact bits
-  // (the kernel then depends on the value: it is compiled and cached for it).
+  // Constant k: a literal if it is a small one (small_literal); else from the parameter block, or,
+  // past its capacity, a literal with the exact bits. A literal makes the kernel depend on the
+  // value: it is compiled and cached for it (a program's images are per constant values anyway,
+  // jit/program_images.hpp; what is compiled is per distinct source).
   std::string constant(int k, DType t) const {
+    if (const std::string small = small_literal(p_.constants[k], t); !small.empty()) return small;
     if (at_.const_base + k < kMaxJitConstants)
       return "p.constants[" + std::to_string(at_.const_base + k) + "]." + member(t);
     const Value v = p_.constants[k];
@@ -412,6 +416,24 @@ class Emitter {
                       static_cast<unsigned long long>(v.i64));
         break;
     }
+    return text;
+  }
+  // Floating constants +0 and the powers of two from 1/4 to 4 of either sign, as literals: an fp64
+  // instruction takes the high word of a double whose low word is zero as an immediate, so these
+  // cost no instruction, where a parameter is loaded into a uniform register first (a ULDC), and
+  // the compiler drops what they make trivial (1 / x becomes a reciprocal, x * 1 goes).
+  // Black-Scholes' kernel (0, 1 and -1/2 among its 30 constants): 398 -> 372 instructions per
+  // option on the common path of its SASS, 34 -> 32 registers (a static count, not yet timed:
+  // docs/BENCHMARKS.md, 2026-12-07, seventh session). Only these few: a value that changes every
+  // iteration (a time step's t) compiles a kernel per value it takes as a literal.
+  static std::string small_literal(const Value& v, DType t) {
+    if (t != DType::Float64 && t != DType::Float32) return {};
+    const double x = t == DType::Float64 ? v.f64 : static_cast<double>(v.f32);
+    if (std::signbit(x) && x == 0) return {};
+    const double a = std::fabs(x);
+    if (!(a == 0 || a == 0.25 || a == 0.5 || a == 1 || a == 2 || a == 4)) return {};
+    char text[32];
+    std::snprintf(text, sizeof text, t == DType::Float64 ? "(%a)" : "(%af)", x);
     return text;
   }
   // Placement::row_pointers: element `column` of argument a's row.
