@@ -397,9 +397,10 @@ void Planner::allocate_registers(Program& p) {
   int used = 0;
   for (int pc = 0; pc < static_cast<int>(p.code.size()); ++pc) {
     Instr& in = p.code[pc];
-    int k = sources(in, src);
+    std::uint16_t* fields[3];  // where the sources are named: renamed below, after the destination
+    const int k = register_source_fields(p, in, fields);
     int mapped[3];
-    for (int j = 0; j < k; ++j) mapped[j] = phys[src[j]];
+    for (int j = 0; j < k; ++j) src[j] = *fields[j], mapped[j] = phys[src[j]];
     for (int j = 0; j < k; ++j)
       if (last_use[src[j]] == pc && std::count(free_list.begin(), free_list.end(), phys[src[j]]) == 0)
         free_list.push_back(phys[src[j]]);
@@ -414,22 +415,7 @@ void Planner::allocate_registers(Program& p) {
       in.dst = static_cast<std::uint16_t>(r);
       if (last_use[ssa] < 0) free_list.push_back(r);  // dead value: reuse at once
     }
-    switch (in.op) {
-      case OpCode::Store: in.b = static_cast<std::uint16_t>(mapped[0]); break;
-      case OpCode::Where:
-        in.a = static_cast<std::uint16_t>(mapped[0]), in.b = static_cast<std::uint16_t>(mapped[1]),
-        in.c = static_cast<std::uint16_t>(mapped[2]);
-        break;
-      case OpCode::Load:
-      case OpCode::Const:
-      case OpCode::Index:
-      case OpCode::Coord:
-      case OpCode::NestedResult:
-      case OpCode::ReduceResult: break;
-      default:
-        if (k >= 1) in.a = static_cast<std::uint16_t>(mapped[0]);
-        if (k >= 2) in.b = static_cast<std::uint16_t>(mapped[1]);
-    }
+    for (int j = 0; j < k; ++j) *fields[j] = static_cast<std::uint16_t>(mapped[j]);
   }
   p.registers = used;
   if (used > kMaxRegisters) raise("internal: fused program needs ", used, " registers, more than ", kMaxRegisters);

@@ -81,7 +81,7 @@ std::string Program::describe() const {
   return out.str();
 }
 
-int register_sources(const Program& p, const Instr& in, int* out) {
+int register_source_fields(const Program& p, Instr& in, std::uint16_t* fields[3]) {
   int k = 0;
   switch (in.op) {
     case OpCode::Load:
@@ -91,19 +91,27 @@ int register_sources(const Program& p, const Instr& in, int* out) {
     case OpCode::NestedResult:
     case OpCode::ReduceResult: break;
     case OpCode::NestedReduce:
-      out[k++] = in.a;
-      if (is_arg(p.nested.kind)) out[k++] = in.b;
+      fields[k++] = &in.a;
+      if (is_arg(p.nested.kind)) fields[k++] = &in.b;
       break;
-    case OpCode::Store: out[k++] = in.b; break;
-    case OpCode::Where: out[k++] = in.a, out[k++] = in.b, out[k++] = in.c; break;
-    case OpCode::ReduceArg: out[k++] = in.a, out[k++] = in.b; break;
+    case OpCode::Store: fields[k++] = &in.b; break;
+    case OpCode::Where: fields[k++] = &in.a, fields[k++] = &in.b, fields[k++] = &in.c; break;
+    case OpCode::ReduceArg: fields[k++] = &in.a, fields[k++] = &in.b; break;
     case OpCode::Random:
     case OpCode::Cast:
-    case OpCode::Reduce: out[k++] = in.a; break;
+    case OpCode::Reduce: fields[k++] = &in.a; break;
     default:
-      out[k++] = in.a;
-      if (is_binary(in.op)) out[k++] = in.b;
+      fields[k++] = &in.a;
+      if (is_binary(in.op)) fields[k++] = &in.b;
   }
+  return k;
+}
+
+int register_sources(const Program& p, const Instr& in, int* out) {
+  Instr copy = in;
+  std::uint16_t* fields[3];
+  const int k = register_source_fields(p, copy, fields);
+  for (int j = 0; j < k; ++j) out[j] = *fields[j];
   return k;
 }
 

@@ -164,6 +164,9 @@ constexpr std::int64_t kMaxSweepColumns = 128;
 // The accumulator slots whose values are the program's outputs (not a sweep's row slots).
 inline int output_slots(const Program& p) { return static_cast<int>(p.reduce_kinds.size()) - p.row_slots; }
 
+// The fields of instruction `in` of program `p` that name the registers it reads, in order (into
+// fields, at most 3); returns how many. Renumbering registers writes through them.
+int register_source_fields(const Program& p, Instr& in, std::uint16_t* fields[3]);
 // The registers instruction `in` of program `p` reads (into out, at most 3); returns how many.
 int register_sources(const Program& p, const Instr& in, int* out);
 
