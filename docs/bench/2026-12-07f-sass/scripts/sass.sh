@@ -18,3 +18,9 @@ for v in neither nostride nolit both; do
   /tmp/nvd/x/usr/bin/nvdisasm -c /tmp/k/$v.fixed.cubin > /tmp/k/$v.sass
   python3 fastpath.py /tmp/k/$v.sass $trips
 done
+# The PTX before and with the small literals, registers and constants blanked (R, K): what changed
+# besides constants becoming immediates.
+for v in neither nostride; do /tmp/nvc /tmp/k/$v/0_e1.cu /tmp/k/$v.ptx ptx 2> /dev/null; done
+norm() { grep -E '^\s+[a-z]' "$1" | grep -vE '^\s+(ld\.param|cvta|\.reg|\.loc)' | sed -E 's/%[a-z]+[0-9]+/R/g; s/0d[0-9A-F]{16}/K/g; s/\[[^]]*\]/[M]/g'; }
+echo "PTX, before (<) and with the small literals (>):"
+diff <(norm /tmp/k/neither.ptx) <(norm /tmp/k/nostride.ptx) || true
