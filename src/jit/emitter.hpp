@@ -423,9 +423,10 @@ class Emitter {
   // cost no instruction, where a parameter is loaded into a uniform register first (a ULDC), and
   // the compiler drops what they make trivial (1 / x becomes a reciprocal, x * 1 goes).
   // Black-Scholes' kernel (0, 1 and -1/2 among its 30 constants): 398 -> 372 instructions per
-  // option on the common path of its SASS, 34 -> 32 registers (a static count, not yet timed:
-  // docs/BENCHMARKS.md, 2026-12-07, seventh session). Only these few: a value that changes every
-  // iteration (a time step's t) compiles a kernel per value it takes as a literal.
+  // option on the common path of its SASS, 34 -> 32 registers (a static count; not yet timed on a
+  // GPU; 3.8% faster on the host tier: docs/BENCHMARKS.md, 2026-12-07, seventh session). Only
+  // these few: a value that changes every iteration (a time step's t) compiles a kernel per value
+  // it takes as a literal.
   static std::string small_literal(const Value& v, DType t) {
     if (t != DType::Float64 && t != DType::Float32) return {};
     const double x = t == DType::Float64 ? v.f64 : static_cast<double>(v.f32);
