@@ -19,7 +19,8 @@ command -v nvcc >/dev/null || { echo "build-kokkos-cuda.sh: nvcc not found" >&2;
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp -r "$source_dir/." "$work/src"
+mkdir "$work/src"
+tar -C "$source_dir" --exclude=./build --exclude=./.git -cf - . | tar -C "$work/src" -xf -  # not an in-tree build
 cd "$work/src"
 
 # 1. nvcc_wrapper's default architecture: nvcc 13 rejects sm_70 (CMake passes the chosen
@@ -39,9 +40,9 @@ new = ("cudaMemLocation location{};\n    location.type = cudaMemLocationTypeDevi
 open(path, "w").write(text.replace(old, new))
 EOF
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
+cmake -S . -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
   -DCMAKE_CXX_COMPILER="$PWD/bin/nvcc_wrapper" -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_SERIAL=ON \
   "-DKokkos_ARCH_$arch=ON"
-cmake --build build -j "${JOBS:-$(nproc)}"
-cmake --install build
+cmake --build "$work/build" -j "${JOBS:-$(nproc)}"
+cmake --install "$work/build"
 echo "Kokkos with CUDA ($arch) installed in $prefix"
